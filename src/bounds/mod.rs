@@ -1,0 +1,99 @@
+//! Lower bounds on the number of ticks, each with a checkable witness.
+//!
+//! - degree: a slot's chunk degree (STRICT1: sends + receives; READ1_WRITE1:
+//!   the larger of sends and receives). Complete for READ1_WRITE1 (König).
+//! - capacity (STRICT1): `ceil(chunks / floor(slots / 2))`: at most
+//!   `floor(slots/2)` transfers fit in one tick.
+//! - odd set (STRICT1): `ceil(2 E(S) / (|S| - 1))` for an odd slot set `S`;
+//!   computed exactly by [`gamma`].
+//!
+//! A [`Witness`] is plain data: [`Witness::recompute`] re-derives its bound
+//! from the instance alone, which is what `tickopt verify` relies on.
+
+mod witness;
+
+pub use witness::{LowerBound, Witness, WitnessError};
+
+use crate::graph::DemandGraph;
+use crate::instance::{Instance, Model};
+use serde::Serialize;
+
+/// All bounds computed for an instance, and the best of them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Bounds {
+    pub model: Model,
+    pub degree: LowerBound,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<LowerBound>,
+    /// The exact odd-set bound ceil(Gamma), when computed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub odd_set: Option<LowerBound>,
+    /// The largest bound above, with its witness.
+    pub best: LowerBound,
+    /// Whether `best` is the best bound the fractional relaxation gives
+    /// (max(Delta, ceil(Gamma)); always true for READ1_WRITE1).
+    pub complete: bool,
+}
+
+/// Degree bound with the lowest max-degree slot as witness.
+pub fn degree_bound(inst: &Instance, g: &DemandGraph) -> LowerBound {
+    let (delta, slot) = g.max_degree();
+    if delta == 0 {
+        return LowerBound {
+            ticks: 0,
+            witness: Witness::Empty,
+        };
+    }
+    let direction = match inst.model {
+        Model::Strict1 => witness::Direction::Both,
+        Model::Read1Write1 if g.out_degree[slot as usize] >= g.in_degree[slot as usize] => {
+            witness::Direction::Out
+        }
+        Model::Read1Write1 => witness::Direction::In,
+    };
+    LowerBound {
+        ticks: delta,
+        witness: Witness::Degree {
+            slot,
+            chunks: delta,
+            direction,
+        },
+    }
+}
+
+/// STRICT1 capacity bound `ceil(chunks / floor(slots/2))`.
+pub fn capacity_bound(inst: &Instance) -> Option<LowerBound> {
+    let per_tick = (inst.slots / 2) as u64;
+    if inst.model != Model::Strict1 || per_tick == 0 || inst.total_chunks() == 0 {
+        return None;
+    }
+    let ticks = inst.total_chunks().div_ceil(per_tick);
+    Some(LowerBound {
+        ticks,
+        witness: Witness::Capacity {
+            slots: inst.slots,
+            chunks: inst.total_chunks(),
+            per_tick,
+        },
+    })
+}
+
+/// The cheap bounds (degree, capacity); `complete` only for READ1_WRITE1.
+pub fn simple_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
+    let degree = degree_bound(inst, g);
+    let capacity = capacity_bound(inst);
+    let mut best = degree.clone();
+    if let Some(c) = &capacity {
+        if c.ticks > best.ticks {
+            best = c.clone();
+        }
+    }
+    Bounds {
+        model: inst.model,
+        degree,
+        capacity,
+        odd_set: None,
+        best,
+        complete: inst.model == Model::Read1Write1,
+    }
+}

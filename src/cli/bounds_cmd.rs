@@ -1,0 +1,57 @@
+//! `tickopt bounds`.
+
+use super::common::InstanceArgs;
+use crate::{bounds_for, graph::DemandGraph};
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct BoundsArgs {
+    #[command(flatten)]
+    pub instance: InstanceArgs,
+    /// Print JSON (every bound with its witness) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
+    let inst = a.instance.load()?;
+    let b = bounds_for(&inst, &DemandGraph::new(&inst));
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&b)?);
+        return Ok(0);
+    }
+    println!("model        {}", inst.model);
+    println!("slots        {}", inst.slots);
+    println!("demands      {}", inst.demands().len());
+    println!("chunks       {}", inst.total_chunks());
+    println!(
+        "degree       {}  ({})",
+        b.degree.ticks,
+        serde_json::to_string(&b.degree.witness)?
+    );
+    if let Some(c) = &b.capacity {
+        println!(
+            "capacity     {}  ({})",
+            c.ticks,
+            serde_json::to_string(&c.witness)?
+        );
+    }
+    if let Some(o) = &b.odd_set {
+        println!(
+            "odd set      {}  ({})",
+            o.ticks,
+            serde_json::to_string(&o.witness)?
+        );
+    }
+    println!(
+        "lower bound  {}  ({}, {})",
+        b.best.ticks,
+        b.best.witness.kind(),
+        if b.complete {
+            "complete: max(Delta, ceil Gamma)"
+        } else {
+            "partial"
+        }
+    );
+    Ok(0)
+}

@@ -1,0 +1,55 @@
+//! Command-line interface: clap definitions and thin command handlers.
+//!
+//! Handlers convert flags into the library's plain option types, call the
+//! library, print and write files. No mathematics here. Exit codes: 0 success
+//! (validate: PASS), 1 bad input or error, 2 a check that ran and failed
+//! (validate: FAIL; verify: claim rejected).
+
+mod bounds_cmd;
+mod common;
+mod plugin_cmd;
+mod solve_cmd;
+mod summary;
+mod validate_cmd;
+
+use clap::{Parser, Subcommand};
+
+pub use common::InstanceArgs;
+pub use summary::Summary;
+
+/// Exact lower bounds and optimal schedules for data transfers in GPU clusters.
+///
+/// Demands (src_slot, dst_slot, bits_total) are cut into chunks of --bw bits;
+/// each tick moves one chunk per transfer. STRICT1: a slot takes part in at
+/// most one transfer per tick. READ1_WRITE1: a slot sends at most once and
+/// receives at most once per tick. tickopt finds schedules with few ticks and
+/// proves how good they are (see doc/ and DESIGN.md).
+#[derive(Parser, Debug)]
+#[command(name = "tickopt", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Solve an instance: write a schedule and a summary with its certificate.
+    Solve(solve_cmd::SolveArgs),
+    /// Print the lower bounds of an instance, each with its witness.
+    Bounds(bounds_cmd::BoundsArgs),
+    /// Check a schedule against an instance (copyspace-guard semantics).
+    /// Exit 0 on PASS, 2 on FAIL, 1 if a file cannot be read.
+    Validate(validate_cmd::ValidateArgs),
+    /// copyspace-guard solver plugin: instance JSON on stdin, schedule JSON on stdout.
+    Plugin(plugin_cmd::PluginArgs),
+}
+
+/// Runs a parsed command line; returns the exit code.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Solve(a) => solve_cmd::run(a),
+        Command::Bounds(a) => bounds_cmd::run(a),
+        Command::Validate(a) => validate_cmd::run(a),
+        Command::Plugin(a) => plugin_cmd::run(a),
+    }
+}

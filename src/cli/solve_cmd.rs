@@ -1,0 +1,102 @@
+//! `tickopt solve`.
+
+use super::common::{check_output_dir, InstanceArgs};
+use super::summary::Summary;
+use crate::schedule::writers::write_atomically;
+use crate::schedule::{write_schedule_file, Format};
+use crate::{bounds_for, graph::DemandGraph, solve_instance, SolveRequest, SolverChoice};
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub instance: InstanceArgs,
+    /// Write the schedule here ("-" for stdout). Nothing is written unless given.
+    #[arg(long, short, value_name = "SCHEDULE")]
+    pub out: Option<PathBuf>,
+    /// Schedule format: json (copyspace-guard schedule JSON), csv
+    /// (tick,src_slot,dst_slot,len_bits) or compact (rounds x repeat, see
+    /// doc/formats.md). Default: csv for a .csv --out, else json.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Write a JSON summary (ticks, lower_bound, status, witness, ...) here.
+    #[arg(long, value_name = "SUMMARY.json")]
+    pub summary: Option<PathBuf>,
+    /// auto: the exact method of the model (König for READ1_WRITE1; for
+    /// STRICT1 the LP/ILP portfolio), greedy: the fast heuristic,
+    /// exact: the exact method only.
+    #[arg(long, default_value = "auto", value_name = "SOLVER")]
+    pub solver: SolverChoice,
+    /// Time limit in seconds for exact searches (ILP); when it runs out the
+    /// best schedule so far is returned with an honest status.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Sets the size of rayon's global pool (once per process).
+pub fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = threads {
+        if n == 0 {
+            anyhow::bail!("--threads must be >= 1");
+        }
+        // Fails only if the pool was already built, which is harmless.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    Ok(())
+}
+
+/// Parses `--time-limit`.
+pub fn time_limit(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => anyhow::bail!("--time-limit must be a positive number of seconds, got {s}"),
+    }
+}
+
+pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
+    set_threads(a.threads)?;
+    let request = SolveRequest {
+        solver: a.solver,
+        time_limit: time_limit(a.time_limit)?,
+    };
+    for p in a.out.iter().chain(a.summary.iter()) {
+        check_output_dir(p)?;
+    }
+    let inst = a.instance.load()?;
+    let sol = solve_instance(&inst, &request)?;
+    let bounds = bounds_for(&inst, &DemandGraph::new(&inst));
+    let summary = Summary::new(
+        &inst,
+        Some(a.instance.input.display().to_string()),
+        &bounds,
+        &sol,
+    );
+    if let Some(out) = &a.out {
+        let format = a
+            .format
+            .unwrap_or(match out.extension().and_then(|e| e.to_str()) {
+                Some("csv") => Format::Csv,
+                _ => Format::Json,
+            });
+        write_schedule_file(&inst, &sol.schedule, format, out)?;
+    }
+    if let Some(path) = &a.summary {
+        let json = serde_json::to_string_pretty(&summary)?;
+        write_atomically(path, |w| {
+            w.write_all(json.as_bytes())?;
+            w.write_all(b"\n")
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    eprintln!("{}", summary.one_line());
+    Ok(0)
+}

@@ -1,0 +1,81 @@
+//! The summary JSON that `solve` writes (and `verify` reads).
+
+use crate::bounds::{Bounds, LowerBound};
+use crate::instance::Instance;
+use crate::solve::{ExhaustiveRecord, Solution, Status};
+use serde::{Deserialize, Serialize};
+
+/// Summary of one solve: the claim and the numbers behind it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    pub tickopt_version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub model: String,
+    pub slots: u32,
+    pub copy_bw_bits_per_tick: u64,
+    pub demands: usize,
+    pub chunks: u64,
+    pub ticks: u64,
+    pub lower_bound: u64,
+    pub status: Status,
+    pub witness: crate::bounds::Witness,
+    pub gap: u64,
+    pub solver: String,
+    pub rounds: usize,
+    pub seconds: f64,
+    /// All bounds computed, each with its witness.
+    pub bounds: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exhaustive: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub details: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Summary {
+    pub fn new(inst: &Instance, input: Option<String>, bounds: &Bounds, sol: &Solution) -> Summary {
+        let LowerBound { ticks: lb, witness } = sol.lower_bound.clone();
+        Summary {
+            tickopt_version: env!("CARGO_PKG_VERSION").to_string(),
+            instance: input,
+            id: inst.id.clone(),
+            model: inst.model.to_string(),
+            slots: inst.slots,
+            copy_bw_bits_per_tick: inst.bw,
+            demands: inst.demands().len(),
+            chunks: inst.total_chunks(),
+            ticks: sol.ticks,
+            lower_bound: lb,
+            status: sol.status,
+            witness,
+            gap: sol.gap(),
+            solver: sol.stats.solver.clone(),
+            rounds: sol.stats.rounds,
+            seconds: sol.stats.seconds,
+            bounds: serde_json::to_value(bounds).unwrap_or_default(),
+            exhaustive: sol
+                .exhaustive
+                .as_ref()
+                .map(|e: &ExhaustiveRecord| serde_json::to_value(e).unwrap_or_default()),
+            details: sol.stats.details.clone(),
+        }
+    }
+
+    /// One human line: `T ticks (status; lower bound LB by WITNESS) in S s`.
+    pub fn one_line(&self) -> String {
+        format!(
+            "{} {} slots, {} chunks: {} ticks, lower bound {} ({}), status {}, solver {}, {:.3} s",
+            self.model,
+            self.slots,
+            self.chunks,
+            self.ticks,
+            self.lower_bound,
+            self.witness.kind(),
+            self.status,
+            self.solver,
+            self.seconds
+        )
+    }
+}

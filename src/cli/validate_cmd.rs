@@ -1,0 +1,36 @@
+//! `tickopt validate`.
+
+use crate::instance::{read_instance_file, Limits};
+use crate::schedule::validate_schedule_file;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Instance JSON, or demands CSV with --bw (and --model).
+    pub instance: PathBuf,
+    /// Schedule: copyspace-guard JSON, CSV (tick,src_slot,dst_slot,len_bits) or tickopt compact JSON.
+    pub schedule: PathBuf,
+    #[command(flatten)]
+    pub overrides: super::common::OverrideArgs,
+    /// Print the full report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
+    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let report = validate_schedule_file(&inst, &a.schedule)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{}", report.one_line());
+        for e in report.errors.iter().take(10) {
+            println!("  {}", serde_json::to_string(e)?);
+        }
+        if report.total_errors > 10 {
+            println!("  ... {} more", report.total_errors - 10);
+        }
+    }
+    Ok(if report.passed() { 0 } else { 2 })
+}

@@ -1,0 +1,226 @@
+//! Demands CSV: `src_slot,dst_slot,bits_total`, copyspace-guard's rules.
+//!
+//! The header is optional (recognised when a row names all three columns, in
+//! any order, extra columns allowed); `#` comment lines and blank lines are
+//! skipped; cells are trimmed and may be double-quoted; values are
+//! non-negative integers. Errors carry the 1-based line and the column.
+
+use super::error::{line_of, require_utf8};
+use super::{Demand, InputError, Instance, Limits, Model};
+
+/// One data row of a demands CSV, before validation against the instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DemandRow {
+    pub line: u64,
+    pub src: u64,
+    pub dst: u64,
+    pub bits: u64,
+}
+
+const COLUMNS: [&str; 3] = ["src_slot", "dst_slot", "bits_total"];
+
+/// Splits one CSV line into trimmed cells, removing surrounding quotes.
+pub(crate) fn split_cells(line: &str) -> Vec<&str> {
+    line.split(',')
+        .map(|c| {
+            let c = c.trim();
+            c.strip_prefix('"')
+                .and_then(|c| c.strip_suffix('"'))
+                .map(str::trim)
+                .unwrap_or(c)
+        })
+        .collect()
+}
+
+/// Whether a line is blank or a `#` comment.
+pub(crate) fn is_skippable(cells: &[&str]) -> bool {
+    match cells.iter().find(|c| !c.is_empty()) {
+        None => true,
+        Some(c) => c.starts_with('#'),
+    }
+}
+
+/// Parses a non-negative integer cell, with messages for the usual mistakes.
+pub(crate) fn parse_uint(cell: &str, field: &str, line: u64) -> Result<u64, InputError> {
+    let err = |msg: String| InputError::field(field, msg).at_line(line);
+    if cell.is_empty() {
+        return Err(err("missing value".into()));
+    }
+    let digits = cell.strip_prefix('+').unwrap_or(cell);
+    if let Some(rest) = digits.strip_prefix('-') {
+        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(err(format!(
+                "{cell:?} is negative; expected an integer >= 0"
+            )));
+        }
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(format!("{cell:?} is not an integer")));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| err(format!("{cell:?} overflows a 64-bit unsigned integer")))
+}
+
+/// Column positions of the three fields: from a header, or 0,1,2.
+fn header_positions(cells: &[&str]) -> Option<[usize; 3]> {
+    let mut pos = [usize::MAX; 3];
+    for (i, c) in cells.iter().enumerate() {
+        let c = c.trim_start_matches('\u{feff}');
+        if let Some(k) = COLUMNS.iter().position(|name| *name == c) {
+            pos[k] = i;
+        }
+    }
+    pos.iter().all(|&p| p != usize::MAX).then_some(pos)
+}
+
+/// Parses a demands CSV into rows (no slot or model checks yet).
+pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>, InputError> {
+    let text = require_utf8(bytes)?;
+    let mut rows = Vec::new();
+    let mut positions: Option<[usize; 3]> = None;
+    let mut seen_first = false;
+    for (idx, raw_line) in text.lines().enumerate() {
+        let line = idx as u64 + 1;
+        let cells = split_cells(raw_line);
+        if is_skippable(&cells) {
+            continue;
+        }
+        if !seen_first {
+            seen_first = true;
+            if let Some(p) = header_positions(&cells) {
+                positions = Some(p);
+                continue;
+            }
+            if cells
+                .iter()
+                .any(|c| c.chars().any(|ch| ch.is_ascii_alphabetic()) && !c.starts_with('#'))
+            {
+                // A header that misses a column is a common mistake: say which.
+                let missing: Vec<&str> = COLUMNS
+                    .iter()
+                    .copied()
+                    .filter(|name| {
+                        !cells
+                            .iter()
+                            .any(|c| c.trim_start_matches('\u{feff}') == *name)
+                    })
+                    .collect();
+                if cells
+                    .iter()
+                    .any(|c| COLUMNS.contains(&c.trim_start_matches('\u{feff}')))
+                {
+                    return Err(InputError::field(
+                        &missing.join(","),
+                        format!("header is missing column(s) {}", missing.join(", ")),
+                    )
+                    .at_line(line));
+                }
+            }
+        }
+        let pos = positions.unwrap_or([0, 1, 2]);
+        let mut vals = [0u64; 3];
+        for k in 0..3 {
+            let cell = cells.get(pos[k]).ok_or_else(|| {
+                InputError::field(
+                    COLUMNS[k],
+                    format!("missing column (row has {} of 3 columns)", cells.len()),
+                )
+                .at_line(line)
+            })?;
+            vals[k] = parse_uint(cell, COLUMNS[k], line)?;
+        }
+        if rows.len() as u64 >= limits.max_demands {
+            return Err(InputError::new(format!(
+                "more than {} demand rows (the limit)",
+                limits.max_demands
+            ))
+            .at_line(line));
+        }
+        rows.push(DemandRow {
+            line,
+            src: vals[0],
+            dst: vals[1],
+            bits: vals[2],
+        });
+    }
+    if rows.is_empty() {
+        return Err(InputError::new(
+            "no demands found in CSV (empty file or only comments/header)",
+        )
+        .at_line(line_of(bytes, bytes.len())));
+    }
+    Ok(rows)
+}
+
+impl Instance {
+    /// Builds an instance from a demands CSV. `slots` defaults to the
+    /// largest slot id + 1. Errors name the line of the offending row.
+    pub fn from_csv_bytes(
+        bytes: &[u8],
+        model: Model,
+        bw: u64,
+        slots: Option<u32>,
+        limits: &Limits,
+    ) -> Result<Instance, InputError> {
+        if bw == 0 {
+            return Err(InputError::field("--bw", "bandwidth per tick must be > 0"));
+        }
+        let rows = parse_demands_csv(bytes, limits)?;
+        let max_slot = rows.iter().map(|r| r.src.max(r.dst)).max().unwrap_or(0);
+        let slots: u64 = match slots {
+            Some(s) => s as u64,
+            None => max_slot + 1,
+        };
+        if slots > limits.max_slots as u64 {
+            let line = rows
+                .iter()
+                .find(|r| r.src.max(r.dst) == max_slot)
+                .map(|r| r.line)
+                .unwrap_or(1);
+            return Err(InputError::field(
+                "src_slot/dst_slot",
+                format!(
+                    "slot id {max_slot} implies {slots} slots, above the limit of {}",
+                    limits.max_slots
+                ),
+            )
+            .at_line(line));
+        }
+        for r in &rows {
+            if r.src >= slots || r.dst >= slots {
+                let field = if r.src >= slots {
+                    "src_slot"
+                } else {
+                    "dst_slot"
+                };
+                return Err(InputError::field(
+                    field,
+                    format!(
+                        "slot out of bounds: {}->{} with slots={slots}",
+                        r.src, r.dst
+                    ),
+                )
+                .at_line(r.line));
+            }
+            if r.src == r.dst {
+                return Err(InputError::field(
+                    "dst_slot",
+                    format!("src_slot equals dst_slot: {}", r.src),
+                )
+                .at_line(r.line));
+            }
+            if r.bits == 0 {
+                return Err(
+                    InputError::field("bits_total", "bits_total must be > 0").at_line(r.line)
+                );
+            }
+        }
+        let demands = rows.iter().map(|r| Demand {
+            src: r.src as u32,
+            dst: r.dst as u32,
+            bits: r.bits,
+        });
+        Instance::new(model, slots as u32, bw, demands, limits)
+    }
+}

@@ -1,0 +1,297 @@
+//! Transfer demands and the instance they form.
+//!
+//! This module owns the data model every other module reads: [`Model`],
+//! [`Demand`], [`Instance`], plus parsing (demands CSV, instance JSON v0),
+//! normalisation (duplicate `(src, dst)` pairs merged, demands sorted by
+//! pair) and the limits that keep memory bounded. Parsing never panics: any
+//! byte sequence yields either an [`Instance`] or an [`InputError`] that
+//! names the file, the line and the field.
+
+pub(crate) mod csv_input;
+mod error;
+pub(crate) mod json_input;
+mod limits;
+
+pub use csv_input::{parse_demands_csv, DemandRow};
+pub use error::InputError;
+pub use json_input::{instance_to_json, parse_instance_json, Overrides};
+pub use limits::Limits;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Slot identifier (a GPU, NIC, node or storage target).
+pub type Slot = u32;
+
+/// Resource model of a tick, with copyspace-guard's names and semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Model {
+    /// Each slot takes part in at most one transfer per tick (send or receive).
+    #[serde(rename = "STRICT1")]
+    Strict1,
+    /// Each slot sends at most once and receives at most once per tick.
+    #[serde(rename = "READ1_WRITE1")]
+    Read1Write1,
+}
+
+impl Model {
+    /// All models, in a fixed order.
+    pub const ALL: [Model; 2] = [Model::Strict1, Model::Read1Write1];
+
+    /// The copyspace-guard name of the model.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Strict1 => "STRICT1",
+            Model::Read1Write1 => "READ1_WRITE1",
+        }
+    }
+}
+
+impl fmt::Display for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Error of [`Model::from_str`]: the text is not a model name.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown model {0:?} (expected STRICT1 or READ1_WRITE1)")]
+pub struct UnknownModel(pub String);
+
+impl FromStr for Model {
+    type Err = UnknownModel;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "STRICT1" => Ok(Model::Strict1),
+            "READ1_WRITE1" => Ok(Model::Read1Write1),
+            other => Err(UnknownModel(other.to_string())),
+        }
+    }
+}
+
+/// One merged demand: `bits` to move from `src` to `dst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Demand {
+    #[serde(rename = "src_slot")]
+    pub src: Slot,
+    #[serde(rename = "dst_slot")]
+    pub dst: Slot,
+    #[serde(rename = "bits_total")]
+    pub bits: u64,
+}
+
+/// A normalised scheduling instance.
+///
+/// Invariants (established by [`Instance::new`]): `bw > 0`, `slots > 0`,
+/// every demand has `src != dst`, both slots `< slots`, `bits > 0`; demands
+/// are sorted by `(src, dst)` with no duplicate pair; the total number of
+/// chunks fits in `u64`. Demand indices (positions in [`Instance::demands`])
+/// are how schedules refer to demands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub model: Model,
+    pub slots: u32,
+    /// Bits one transfer carries in one tick (`copy_bw_bits_per_tick`).
+    pub bw: u64,
+    demands: Vec<Demand>,
+    chunks: Vec<u64>,
+    total_chunks: u64,
+    pub id: Option<String>,
+    pub notes: Option<String>,
+}
+
+impl Instance {
+    /// Builds an instance from raw demands: merges duplicate pairs, sorts,
+    /// and checks every invariant listed on [`Instance`] and the `limits`.
+    /// Errors name the offending demand by its position in `raw`.
+    pub fn new(
+        model: Model,
+        slots: u32,
+        bw: u64,
+        raw: impl IntoIterator<Item = Demand>,
+        limits: &Limits,
+    ) -> Result<Instance, InputError> {
+        if bw == 0 {
+            return Err(InputError::field(
+                "copy_bw_bits_per_tick",
+                "bandwidth per tick must be > 0",
+            ));
+        }
+        if slots == 0 {
+            return Err(InputError::field("slots", "slots must be > 0"));
+        }
+        if slots > limits.max_slots {
+            return Err(InputError::field(
+                "slots",
+                format!(
+                    "{slots} slots exceeds the limit of {} (see --help for limits)",
+                    limits.max_slots
+                ),
+            ));
+        }
+        let mut demands: Vec<Demand> = Vec::new();
+        for (i, d) in raw.into_iter().enumerate() {
+            if d.src >= slots || d.dst >= slots {
+                return Err(InputError::field(
+                    &format!("demands[{i}]"),
+                    format!(
+                        "slot out of bounds: {}->{} with slots={slots}",
+                        d.src, d.dst
+                    ),
+                ));
+            }
+            if d.src == d.dst {
+                return Err(InputError::field(
+                    &format!("demands[{i}]"),
+                    format!("src_slot equals dst_slot: {}", d.src),
+                ));
+            }
+            if d.bits == 0 {
+                return Err(InputError::field(
+                    &format!("demands[{i}].bits_total"),
+                    format!("bits_total must be > 0 for {}->{}", d.src, d.dst),
+                ));
+            }
+            if demands.len() as u64 >= limits.max_demands {
+                return Err(InputError::field(
+                    "demands",
+                    format!("more than {} demands (the limit)", limits.max_demands),
+                ));
+            }
+            demands.push(d);
+        }
+        demands.sort_unstable_by_key(|d| (d.src, d.dst));
+        let mut merged: Vec<Demand> = Vec::with_capacity(demands.len());
+        for d in demands {
+            match merged.last_mut() {
+                Some(last) if last.src == d.src && last.dst == d.dst => {
+                    last.bits = last.bits.checked_add(d.bits).ok_or_else(|| {
+                        InputError::field(
+                            "bits_total",
+                            format!("merged bits_total of {}->{} overflows u64", d.src, d.dst),
+                        )
+                    })?;
+                }
+                _ => merged.push(d),
+            }
+        }
+        let chunks: Vec<u64> = merged.iter().map(|d| d.bits.div_ceil(bw)).collect();
+        let mut total: u64 = 0;
+        for &c in &chunks {
+            total = total.checked_add(c).ok_or_else(|| {
+                InputError::field("demands", "total number of chunks overflows u64")
+            })?;
+        }
+        // Degrees must fit in u64 too (each is at most total chunks), so no further check.
+        Ok(Instance {
+            model,
+            slots,
+            bw,
+            demands: merged,
+            chunks,
+            total_chunks: total,
+            id: None,
+            notes: None,
+        })
+    }
+
+    /// The merged demands, sorted by `(src, dst)`.
+    pub fn demands(&self) -> &[Demand] {
+        &self.demands
+    }
+
+    /// Chunk-ticks demand `i` needs: `ceil(bits / bw)`.
+    pub fn chunks(&self, i: usize) -> u64 {
+        self.chunks[i]
+    }
+
+    /// Chunk counts of all demands, indexed like [`Instance::demands`].
+    pub fn chunk_counts(&self) -> &[u64] {
+        &self.chunks
+    }
+
+    /// Sum of chunks over all demands.
+    pub fn total_chunks(&self) -> u64 {
+        self.total_chunks
+    }
+
+    /// Total bits over all demands (u128: the sum of u64s may exceed u64).
+    pub fn total_bits(&self) -> u128 {
+        self.demands.iter().map(|d| d.bits as u128).sum()
+    }
+
+    /// Bits carried by chunk `k` (0-based) of demand `i`: `bw`, except the
+    /// last chunk, which carries the remainder.
+    pub fn chunk_len(&self, i: usize, k: u64) -> u64 {
+        let d = &self.demands[i];
+        if k + 1 == self.chunks[i] {
+            d.bits - (self.chunks[i] - 1) * self.bw
+        } else {
+            self.bw
+        }
+    }
+
+    /// Index of the demand `src -> dst`, if there is one.
+    pub fn demand_index(&self, src: Slot, dst: Slot) -> Option<usize> {
+        self.demands
+            .binary_search_by_key(&(src, dst), |d| (d.src, d.dst))
+            .ok()
+    }
+
+    /// The same demands under another model.
+    pub fn with_model(&self, model: Model) -> Instance {
+        Instance {
+            model,
+            ..self.clone()
+        }
+    }
+}
+
+/// Reads an instance from bytes that are either an instance JSON (first
+/// non-blank byte `{`) or a demands CSV. A CSV needs `overrides.bw`; its
+/// model defaults to STRICT1. `name` is the file name errors carry.
+pub fn read_instance_bytes(
+    bytes: &[u8],
+    name: &str,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> Result<Instance, InputError> {
+    let first = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+    let result = if first == Some(&b'{') {
+        parse_instance_json(bytes, overrides, limits)
+    } else {
+        match overrides.bw {
+            None if bytes.iter().all(|b| b.is_ascii_whitespace()) => Err(InputError::new(
+                "empty file: expected a demands CSV or an instance JSON",
+            )
+            .at_line(1)),
+            None => Err(InputError::field(
+                "--bw",
+                "a demands CSV needs --bw BITS (bits per transfer per tick)",
+            )),
+            Some(bw) => Instance::from_csv_bytes(
+                bytes,
+                overrides.model.unwrap_or(Model::Strict1),
+                bw,
+                overrides.slots,
+                limits,
+            ),
+        }
+    };
+    result.map_err(|e| e.in_file(name))
+}
+
+/// Reads an instance file (see [`read_instance_bytes`]).
+pub fn read_instance_file(
+    path: &std::path::Path,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> Result<Instance, InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
+    read_instance_bytes(&bytes, &name, overrides, limits)
+}

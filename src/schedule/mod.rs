@@ -1,0 +1,90 @@
+//! Schedules: the compact form the engine works in, and its expansion.
+//!
+//! A [`Schedule`] is a list of [`Round`]s; a round is a set of demand
+//! indices (one chunk of each per tick) repeated `repeat` ticks. Memory is
+//! bounded by the number of rounds, not ticks. [`Expansion`] turns it into
+//! per-tick chunks lazily (every chunk `bw` bits, each demand's last chunk
+//! the remainder), which is what the writers stream from.
+//!
+//! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON, written
+//! atomically), `readers` (the same formats back, streaming where possible).
+
+mod expand;
+pub mod readers;
+pub mod writers;
+
+pub use expand::{Chunk, Expansion};
+pub use readers::{load_schedule, read_schedule_file, validate_schedule_file, ScheduleInput};
+pub use writers::{write_schedule, write_schedule_file, Format};
+
+use crate::instance::Model;
+use serde::{Deserialize, Serialize};
+
+/// Demands sent together for `repeat` consecutive ticks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// Number of consecutive ticks (>= 1).
+    pub repeat: u64,
+    /// Indices into [`Instance::demands`](crate::instance::Instance::demands), sorted.
+    pub demands: Vec<u32>,
+}
+
+/// A compact schedule: rounds in tick order.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Schedule {
+    pub rounds: Vec<Round>,
+}
+
+impl Schedule {
+    pub fn new() -> Self {
+        Schedule::default()
+    }
+
+    /// Appends a round, merging it into the last one when the demand sets
+    /// are equal. Empty rounds and zero repeats are ignored. `demands` need
+    /// not be sorted.
+    pub fn push(&mut self, repeat: u64, mut demands: Vec<u32>) {
+        if repeat == 0 || demands.is_empty() {
+            return;
+        }
+        demands.sort_unstable();
+        if let Some(last) = self.rounds.last_mut() {
+            if last.demands == demands {
+                last.repeat += repeat;
+                return;
+            }
+        }
+        self.rounds.push(Round { repeat, demands });
+    }
+
+    /// Appends every round of `other`.
+    pub fn extend(&mut self, other: Schedule) {
+        for r in other.rounds {
+            self.push(r.repeat, r.demands);
+        }
+    }
+
+    /// Total ticks: the sum of repeats (saturating; real schedules fit in u64).
+    pub fn ticks(&self) -> u64 {
+        self.rounds
+            .iter()
+            .fold(0u64, |a, r| a.saturating_add(r.repeat))
+    }
+
+    /// Number of rounds.
+    pub fn len(&self) -> usize {
+        self.rounds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rounds.is_empty()
+    }
+}
+
+/// Whether two slots sets conflict under `model` (helper for solvers).
+pub fn model_conflicts(model: Model, a: (u32, u32), b: (u32, u32)) -> bool {
+    match model {
+        Model::Read1Write1 => a.0 == b.0 || a.1 == b.1,
+        Model::Strict1 => a.0 == b.0 || a.0 == b.1 || a.1 == b.0 || a.1 == b.1,
+    }
+}

@@ -1,0 +1,441 @@
+//! Schedule readers: the three formats of [`writers`](super::writers) back.
+//!
+//! Expanded formats stream: copyspace-guard JSON is parsed tick by tick
+//! with a serde visitor (one tick in memory at a time), CSV line by line.
+//! Compact JSON is small by construction and is read whole. Readers do not
+//! judge the schedule (that is the validator's job); they only refuse what
+//! cannot be read at all, with the line and field.
+
+use super::{Round, Schedule};
+use crate::instance::csv_input::{is_skippable, parse_uint, split_cells};
+use crate::instance::json_input::value_as_uint;
+use crate::instance::{InputError, Instance, Model};
+use crate::validate::{RawChunk, Report, TickValidator};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// A compact schedule file, before its pairs are matched to demands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactFile {
+    pub model: Model,
+    pub rounds: Vec<(u64, Vec<(u64, u64)>)>,
+}
+
+impl CompactFile {
+    /// Maps pairs to demand indices. Errors list a pair the instance lacks.
+    pub fn to_schedule(&self, inst: &Instance) -> Result<Schedule, InputError> {
+        let mut s = Schedule::new();
+        for (ri, (repeat, pairs)) in self.rounds.iter().enumerate() {
+            let mut idx = Vec::with_capacity(pairs.len());
+            for &(a, b) in pairs {
+                let i = u32::try_from(a)
+                    .ok()
+                    .zip(u32::try_from(b).ok())
+                    .and_then(|(a, b)| inst.demand_index(a, b))
+                    .ok_or_else(|| {
+                        InputError::field(
+                            &format!("rounds[{ri}].pairs"),
+                            format!("pair {a}->{b} is not a demand"),
+                        )
+                    })?;
+                idx.push(i as u32);
+            }
+            // Keep rounds as written (no merging), so round numbers in
+            // messages match the file.
+            idx.sort_unstable();
+            s.rounds.push(Round {
+                repeat: *repeat,
+                demands: idx,
+            });
+        }
+        Ok(s)
+    }
+}
+
+/// What a schedule file holds.
+pub enum ScheduleInput {
+    Compact(CompactFile),
+    /// An expanded schedule (JSON or CSV); read it with [`stream_schedule_file`].
+    Expanded,
+}
+
+/// Which format a file is, from its first bytes.
+fn sniff(path: &Path) -> Result<Option<u8>, InputError> {
+    let mut f = open(path)?;
+    let mut buf = [0u8; 4096];
+    let n = f.read(&mut buf).map_err(|e| io_err(path, e))?;
+    Ok(buf[..n].iter().copied().find(|b| !b.is_ascii_whitespace()))
+}
+
+fn open(path: &Path) -> Result<std::fs::File, InputError> {
+    std::fs::File::open(path).map_err(|e| io_err(path, e))
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> InputError {
+    InputError::new(format!("cannot read: {e}")).in_file(path.display().to_string())
+}
+
+/// Reads a schedule file: compact files whole, expanded ones only sniffed.
+pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
+    if sniff(path)? == Some(b'{') {
+        let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+        // Cheap check for the compact tag before parsing everything.
+        let head = &bytes[..bytes.len().min(512)];
+        if head
+            .windows(super::writers::COMPACT_FORMAT_TAG.len())
+            .any(|w| w == super::writers::COMPACT_FORMAT_TAG.as_bytes())
+        {
+            return parse_compact(&bytes)
+                .map(ScheduleInput::Compact)
+                .map_err(|e| e.in_file(path.display().to_string()));
+        }
+    }
+    Ok(ScheduleInput::Expanded)
+}
+
+/// Parses compact schedule JSON.
+pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| InputError::new(format!("invalid JSON: {e}")).at_line(e.line() as u64))?;
+    let model = v
+        .get("model")
+        .and_then(Value::as_str)
+        .ok_or_else(|| InputError::field("model", "missing"))?
+        .parse::<Model>()
+        .map_err(|e| InputError::field("model", e.to_string()))?;
+    let rounds_v = v
+        .get("rounds")
+        .and_then(Value::as_array)
+        .ok_or_else(|| InputError::field("rounds", "missing array"))?;
+    let mut rounds = Vec::with_capacity(rounds_v.len());
+    for (ri, r) in rounds_v.iter().enumerate() {
+        let p = format!("rounds[{ri}]");
+        let repeat = value_as_uint(
+            r.get("repeat").unwrap_or(&Value::Null),
+            &format!("{p}.repeat"),
+        )?;
+        let pairs_v = r
+            .get("pairs")
+            .and_then(Value::as_array)
+            .ok_or_else(|| InputError::field(&format!("{p}.pairs"), "missing array"))?;
+        let mut pairs = Vec::with_capacity(pairs_v.len());
+        for (k, pv) in pairs_v.iter().enumerate() {
+            let pp = format!("{p}.pairs[{k}]");
+            let a = pv
+                .as_array()
+                .filter(|a| a.len() == 2)
+                .ok_or_else(|| InputError::field(&pp, "expected [src_slot, dst_slot]"))?;
+            pairs.push((value_as_uint(&a[0], &pp)?, value_as_uint(&a[1], &pp)?));
+        }
+        rounds.push((repeat, pairs));
+    }
+    Ok(CompactFile { model, rounds })
+}
+
+/// Streams an expanded schedule file (copyspace-guard JSON or CSV) into
+/// `sink`, one tick at a time. Returns the model a JSON file declares.
+pub fn stream_schedule_file(
+    path: &Path,
+    sink: &mut dyn FnMut(&[RawChunk]),
+) -> Result<Option<Model>, InputError> {
+    let name = path.display().to_string();
+    let first = sniff(path)?;
+    let reader = BufReader::with_capacity(1 << 16, open(path)?);
+    let r = if first == Some(b'{') {
+        stream_json(reader, sink)
+    } else {
+        stream_csv(reader, sink).map(|_| None)
+    };
+    r.map_err(|e| e.in_file(name))
+}
+
+struct TicksSeed<'s> {
+    sink: &'s mut dyn FnMut(&[RawChunk]),
+}
+
+impl<'de> DeserializeSeed<'de> for TicksSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TicksSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of ticks")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut raw = Vec::new();
+        while let Some(tick) = seq.next_element::<Value>()? {
+            raw.clear();
+            match tick {
+                Value::Array(chunks) => raw.extend(chunks.iter().map(raw_chunk_of_value)),
+                // copyspace-guard: "tick must be a list" is a STRUCT error per chunk-less tick.
+                _ => raw.push(RawChunk::Malformed),
+            }
+            (self.sink)(&raw);
+        }
+        Ok(())
+    }
+}
+
+fn raw_chunk_of_value(v: &Value) -> RawChunk {
+    let field = |k: &str| -> Option<i128> {
+        let n = v.get(k)?;
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
+    match (field("src_slot"), field("dst_slot"), field("len_bits")) {
+        (Some(src), Some(dst), Some(len)) => RawChunk::Chunk { src, dst, len },
+        _ => RawChunk::Malformed,
+    }
+}
+
+struct ScheduleVisitor<'s> {
+    sink: &'s mut dyn FnMut(&[RawChunk]),
+}
+
+impl<'de> Visitor<'de> for ScheduleVisitor<'_> {
+    type Value = (Option<Value>, Option<Value>, bool);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a schedule JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut version, mut model, mut ticks) = (None, None, false);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => version = Some(map.next_value::<Value>()?),
+                "model" => model = Some(map.next_value::<Value>()?),
+                "ticks" if !ticks => {
+                    map.next_value_seed(TicksSeed {
+                        sink: &mut *self.sink,
+                    })?;
+                    ticks = true;
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok((version, model, ticks))
+    }
+}
+
+fn stream_json(
+    reader: impl Read,
+    sink: &mut dyn FnMut(&[RawChunk]),
+) -> Result<Option<Model>, InputError> {
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let (version, model, ticks) = de.deserialize_map(ScheduleVisitor { sink }).map_err(|e| {
+        InputError::new(format!("invalid schedule JSON: {e}")).at_line(e.line() as u64)
+    })?;
+    de.end().map_err(|e| {
+        InputError::new(format!("trailing data after schedule JSON: {e}")).at_line(e.line() as u64)
+    })?;
+    if version.as_ref().and_then(Value::as_u64) != Some(0) {
+        return Err(InputError::field("version", "schedule.version must be 0"));
+    }
+    if !ticks {
+        return Err(InputError::field("ticks", "schedule.ticks must be a list"));
+    }
+    let model = model
+        .as_ref()
+        .and_then(Value::as_str)
+        .ok_or_else(|| InputError::field("model", "schedule.model must be a string"))?
+        .parse::<Model>()
+        .map_err(|e| InputError::field("model", e.to_string()))?;
+    Ok(Some(model))
+}
+
+fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(&[RawChunk])) -> Result<(), InputError> {
+    const COLS: [&str; 4] = ["tick", "src_slot", "dst_slot", "len_bits"];
+    let mut positions: Option<[usize; 4]> = None;
+    let mut first = true;
+    let mut current: Option<u64> = None;
+    let mut buf: Vec<RawChunk> = Vec::new();
+    let mut any = false;
+    let mut line_bytes = Vec::new();
+    let mut reader = reader;
+    let mut lineno = 0u64;
+    loop {
+        line_bytes.clear();
+        let n = reader
+            .read_until(b'\n', &mut line_bytes)
+            .map_err(|e| InputError::new(format!("read error: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        let line = std::str::from_utf8(&line_bytes)
+            .map_err(|_| InputError::new("invalid UTF-8").at_line(lineno))?
+            .trim_end_matches(['\n', '\r']);
+        let cells = split_cells(line);
+        if is_skippable(&cells) {
+            continue;
+        }
+        if first {
+            first = false;
+            let mut pos = [usize::MAX; 4];
+            for (i, c) in cells.iter().enumerate() {
+                if let Some(k) = COLS
+                    .iter()
+                    .position(|n| *n == c.trim_start_matches('\u{feff}'))
+                {
+                    pos[k] = i;
+                }
+            }
+            if pos.iter().all(|&p| p != usize::MAX) {
+                positions = Some(pos);
+                continue;
+            }
+        }
+        let pos = positions.unwrap_or([0, 1, 2, 3]);
+        if cells.len() < 4 && positions.is_none() {
+            return Err(InputError::new(format!(
+                "expected 4 columns tick,src_slot,dst_slot,len_bits, got {}",
+                cells.len()
+            ))
+            .at_line(lineno));
+        }
+        let cell = |k: usize| cells.get(pos[k]).copied().unwrap_or("");
+        let tick = parse_uint(cell(0), "tick", lineno)?;
+        let mut ints = [0i128; 3];
+        for k in 1..4 {
+            let c = cell(k);
+            ints[k - 1] = c.parse::<i128>().map_err(|_| {
+                InputError::field(COLS[k], format!("{c:?} is not an integer")).at_line(lineno)
+            })?;
+        }
+        match current {
+            Some(t) if tick < t => {
+                return Err(InputError::field(
+                    "tick",
+                    format!("ticks must be sorted (tick {tick} after {t})"),
+                )
+                .at_line(lineno))
+            }
+            Some(t) if tick > t => {
+                sink(&buf);
+                buf.clear();
+                for _ in t + 1..tick {
+                    sink(&[]);
+                }
+            }
+            None => {
+                for _ in 0..tick {
+                    sink(&[]);
+                }
+            }
+            _ => {}
+        }
+        current = Some(tick);
+        any = true;
+        buf.push(RawChunk::Chunk {
+            src: ints[0],
+            dst: ints[1],
+            len: ints[2],
+        });
+    }
+    if !any {
+        return Err(InputError::new("no schedule rows found in CSV").at_line(lineno.max(1)));
+    }
+    sink(&buf);
+    Ok(())
+}
+
+/// Validates a schedule file of any format against `inst`. `Err` means
+/// the file could not be read; a readable but wrong schedule is a FAIL
+/// report.
+pub fn validate_schedule_file(inst: &Instance, path: &Path) -> Result<Report, InputError> {
+    match read_schedule_file(path)? {
+        ScheduleInput::Compact(c) => {
+            if c.model != inst.model {
+                let mut v = TickValidator::new(inst);
+                v.structural_error(format!(
+                    "schedule.model must match instance.model \"{}\"",
+                    inst.model
+                ));
+                return Ok(v.finish());
+            }
+            match c.to_schedule(inst) {
+                Ok(s) => Ok(crate::validate::validate_compact(inst, &s)),
+                Err(e) => {
+                    let mut r = TickValidator::new(inst).finish();
+                    r.status = crate::validate::Verdict::Fail;
+                    r.total_errors += 1;
+                    r.error_kinds.insert(0, crate::validate::ErrorKind::Extras);
+                    r.error_kinds.sort();
+                    r.error_kinds.dedup();
+                    r.errors
+                        .insert(0, crate::validate::ValidationError::extras(e.to_string()));
+                    Ok(r)
+                }
+            }
+        }
+        ScheduleInput::Expanded => {
+            let mut v = TickValidator::new(inst);
+            let model = stream_schedule_file(path, &mut |tick| v.push_tick(tick))?;
+            if let Some(m) = model {
+                if m != inst.model {
+                    let mut v2 = TickValidator::new(inst);
+                    v2.structural_error(format!(
+                        "schedule.model must match instance.model \"{}\"",
+                        inst.model
+                    ));
+                    return Ok(v2.finish());
+                }
+            }
+            Ok(v.finish())
+        }
+    }
+}
+
+/// Loads a schedule file as a compact [`Schedule`] of `inst`'s demands.
+/// Expanded files are merged into rounds of equal consecutive ticks; they
+/// must use the standard chunking (`bw` bits, the last chunk the rest).
+pub fn load_schedule(inst: &Instance, path: &Path) -> Result<Schedule, InputError> {
+    let name = path.display().to_string();
+    let report = validate_schedule_file(inst, path)?;
+    if !report.passed() {
+        return Err(
+            InputError::new(format!("schedule does not validate: {}", report.one_line()))
+                .in_file(name),
+        );
+    }
+    match read_schedule_file(path)? {
+        ScheduleInput::Compact(c) => c.to_schedule(inst).map_err(|e| e.in_file(name)),
+        ScheduleInput::Expanded => {
+            let mut s = Schedule::new();
+            let mut sent = vec![0u64; inst.demands().len()];
+            let mut bad: Option<String> = None;
+            stream_schedule_file(path, &mut |tick| {
+                let mut idx = Vec::with_capacity(tick.len());
+                for c in tick {
+                    if let RawChunk::Chunk { src, dst, len } = *c {
+                        if let Some(i) = inst.demand_index(src as u32, dst as u32) {
+                            let expect = inst.chunk_len(i, sent[i].min(inst.chunks(i) - 1));
+                            if len as u64 != expect && bad.is_none() {
+                                bad = Some(format!("chunk {src}->{dst} carries {len} bits where the standard chunking gives {expect}"));
+                            }
+                            sent[i] += 1;
+                            idx.push(i as u32);
+                        }
+                    }
+                }
+                s.push(1, idx);
+            })?;
+            match bad {
+                Some(msg) => Err(InputError::new(format!(
+                    "{msg}; only standard chunking can be replayed"
+                ))
+                .in_file(name)),
+                None => Ok(s),
+            }
+        }
+    }
+}

@@ -1,0 +1,481 @@
+//! The validator, with copyspace-guard's semantics and error kinds.
+//!
+//! Per chunk: slots in range and distinct (`STRUCT`), `0 < len_bits <= bw`
+//! (`BANDWIDTH`), the model's per-tick exclusivity (`STRICT1` or
+//! `READ1_WRITE1`). At the end: pairs not in the demands (`EXTRAS`) and bits
+//! per pair equal to the demand (`COVERAGE`). A chunk with an error does not
+//! count towards coverage or exclusivity, as in copyspace-guard.
+//!
+//! [`TickValidator`] consumes ticks one at a time (memory: O(slots +
+//! demands)), so expanded schedules of any length stream through it;
+//! [`validate_compact`] checks a compact schedule round by round without
+//! expanding it, which is what the solvers' outputs go through.
+
+use crate::instance::{Instance, Model};
+use crate::schedule::{Expansion, Schedule};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Error classes, named as copyspace-guard names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ErrorKind {
+    #[serde(rename = "STRUCT")]
+    Struct,
+    #[serde(rename = "BANDWIDTH")]
+    Bandwidth,
+    #[serde(rename = "STRICT1")]
+    Strict1,
+    #[serde(rename = "READ1_WRITE1")]
+    Read1Write1,
+    #[serde(rename = "EXTRAS")]
+    Extras,
+    #[serde(rename = "COVERAGE")]
+    Coverage,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Struct => "STRUCT",
+            ErrorKind::Bandwidth => "BANDWIDTH",
+            ErrorKind::Strict1 => "STRICT1",
+            ErrorKind::Read1Write1 => "READ1_WRITE1",
+            ErrorKind::Extras => "EXTRAS",
+            ErrorKind::Coverage => "COVERAGE",
+        }
+    }
+}
+
+/// One validation error, with as much context as applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValidationError {
+    pub kind: ErrorKind,
+    pub msg: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tick: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src_slot: Option<i128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst_slot: Option<i128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demand_bits: Option<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduled_bits: Option<u128>,
+}
+
+impl ValidationError {
+    fn new(kind: ErrorKind, msg: impl Into<String>) -> Self {
+        ValidationError {
+            kind,
+            msg: msg.into(),
+            tick: None,
+            chunk: None,
+            src_slot: None,
+            dst_slot: None,
+            demand_bits: None,
+            scheduled_bits: None,
+        }
+    }
+    /// An `EXTRAS` error with a message only (compact files naming unknown pairs).
+    pub fn extras(msg: impl Into<String>) -> Self {
+        ValidationError::new(ErrorKind::Extras, msg)
+    }
+    fn at(mut self, tick: u64, chunk: usize) -> Self {
+        self.tick = Some(tick);
+        self.chunk = Some(chunk);
+        self
+    }
+    fn pair(mut self, src: i128, dst: i128) -> Self {
+        self.src_slot = Some(src);
+        self.dst_slot = Some(dst);
+        self
+    }
+}
+
+/// `PASS` or `FAIL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    #[serde(rename = "PASS")]
+    Pass,
+    #[serde(rename = "FAIL")]
+    Fail,
+}
+
+/// What the validator found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub status: Verdict,
+    pub model: Model,
+    pub ticks_total: u64,
+    pub bits_total: u128,
+    /// The first [`MAX_REPORTED_ERRORS`] errors.
+    pub errors: Vec<ValidationError>,
+    pub total_errors: u64,
+    /// Distinct error kinds seen, sorted.
+    pub error_kinds: Vec<ErrorKind>,
+    /// Tick of the first error that has one.
+    pub first_error_tick: Option<u64>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.status == Verdict::Pass
+    }
+
+    /// A one-line description: `PASS (T ticks)` or the first error.
+    pub fn one_line(&self) -> String {
+        match self.errors.first() {
+            None => format!("PASS: {} ticks, {} bits", self.ticks_total, self.bits_total),
+            Some(e) => {
+                let kinds: Vec<&str> = self.error_kinds.iter().map(|k| k.as_str()).collect();
+                let at = self
+                    .first_error_tick
+                    .map(|t| format!(", first at tick {t}"))
+                    .unwrap_or_default();
+                format!(
+                    "FAIL: {} error(s) [{}]{at}: {}: {}",
+                    self.total_errors,
+                    kinds.join(","),
+                    e.kind.as_str(),
+                    e.msg
+                )
+            }
+        }
+    }
+}
+
+/// How many errors a report lists in full (all are counted).
+pub const MAX_REPORTED_ERRORS: usize = 100;
+
+/// One chunk as read from a file: integers of any size, or malformed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawChunk {
+    Chunk {
+        src: i128,
+        dst: i128,
+        len: i128,
+    },
+    /// Not an object with integer `src_slot`, `dst_slot`, `len_bits`.
+    Malformed,
+}
+
+/// Streaming validator: feed ticks with [`TickValidator::push_tick`], then
+/// [`TickValidator::finish`].
+pub struct TickValidator<'a> {
+    inst: &'a Instance,
+    scheduled: Vec<u128>,
+    extras: BTreeMap<(i128, i128), u128>,
+    used_src: Vec<u64>,
+    used_dst: Vec<u64>,
+    ticks: u64,
+    bits: u128,
+    errors: Vec<ValidationError>,
+    total_errors: u64,
+    kinds: std::collections::BTreeSet<ErrorKind>,
+    first_error_tick: Option<u64>,
+}
+
+impl<'a> TickValidator<'a> {
+    pub fn new(inst: &'a Instance) -> Self {
+        let n = inst.slots as usize;
+        TickValidator {
+            inst,
+            scheduled: vec![0; inst.demands().len()],
+            extras: BTreeMap::new(),
+            used_src: vec![0; n],
+            used_dst: vec![0; n],
+            ticks: 0,
+            bits: 0,
+            errors: Vec::new(),
+            total_errors: 0,
+            kinds: Default::default(),
+            first_error_tick: None,
+        }
+    }
+
+    fn add(&mut self, e: ValidationError) {
+        self.total_errors += 1;
+        self.kinds.insert(e.kind);
+        if self.first_error_tick.is_none() {
+            self.first_error_tick = e.tick;
+        }
+        if self.errors.len() < MAX_REPORTED_ERRORS {
+            self.errors.push(e);
+        }
+    }
+
+    /// A whole-document structural error (bad version, model mismatch...).
+    pub fn structural_error(&mut self, msg: impl Into<String>) {
+        self.add(ValidationError::new(ErrorKind::Struct, msg));
+    }
+
+    /// Validates the next tick.
+    pub fn push_tick(&mut self, chunks: &[RawChunk]) {
+        let t = self.ticks;
+        let stamp = t + 1;
+        self.ticks += 1;
+        let slots = self.inst.slots as i128;
+        let bw = self.inst.bw as i128;
+        for (ci, ch) in chunks.iter().enumerate() {
+            let RawChunk::Chunk {
+                src: s,
+                dst: d,
+                len,
+            } = *ch
+            else {
+                self.add(
+                    ValidationError::new(
+                        ErrorKind::Struct,
+                        "chunk must contain integer src_slot,dst_slot,len_bits",
+                    )
+                    .at(t, ci),
+                );
+                continue;
+            };
+            let mut valid = true;
+            let in_range = s >= 0 && d >= 0 && s < slots && d < slots;
+            if !in_range {
+                self.add(
+                    ValidationError::new(ErrorKind::Struct, "slot out of bounds")
+                        .at(t, ci)
+                        .pair(s, d),
+                );
+                valid = false;
+            }
+            if s == d {
+                self.add(
+                    ValidationError::new(ErrorKind::Struct, "src_slot == dst_slot")
+                        .at(t, ci)
+                        .pair(s, d),
+                );
+                valid = false;
+            }
+            if len <= 0 || len > bw {
+                self.add(
+                    ValidationError::new(
+                        ErrorKind::Bandwidth,
+                        format!("len_bits {len} out of allowed range 1..={bw}"),
+                    )
+                    .at(t, ci)
+                    .pair(s, d),
+                );
+                valid = false;
+            }
+            if in_range {
+                let (su, du) = (s as usize, d as usize);
+                match self.inst.model {
+                    Model::Read1Write1 => {
+                        if self.used_src[su] == stamp {
+                            self.add(
+                                ValidationError::new(
+                                    ErrorKind::Read1Write1,
+                                    "source slot sends more than once in one tick",
+                                )
+                                .at(t, ci)
+                                .pair(s, d),
+                            );
+                            valid = false;
+                        }
+                        if self.used_dst[du] == stamp {
+                            self.add(
+                                ValidationError::new(
+                                    ErrorKind::Read1Write1,
+                                    "destination slot receives more than once in one tick",
+                                )
+                                .at(t, ci)
+                                .pair(s, d),
+                            );
+                            valid = false;
+                        }
+                    }
+                    Model::Strict1 => {
+                        // One array serves as "slot used in this tick".
+                        if self.used_src[su] == stamp || self.used_src[du] == stamp {
+                            self.add(
+                                ValidationError::new(
+                                    ErrorKind::Strict1,
+                                    "slot participates more than once in one tick",
+                                )
+                                .at(t, ci)
+                                .pair(s, d),
+                            );
+                            valid = false;
+                        }
+                    }
+                }
+                if valid {
+                    match self.inst.model {
+                        Model::Read1Write1 => {
+                            self.used_src[su] = stamp;
+                            self.used_dst[du] = stamp;
+                        }
+                        Model::Strict1 => {
+                            self.used_src[su] = stamp;
+                            self.used_src[du] = stamp;
+                        }
+                    }
+                }
+            }
+            if valid {
+                let len = len as u128;
+                self.bits += len;
+                match self.inst.demand_index(s as u32, d as u32) {
+                    Some(i) => self.scheduled[i] += len,
+                    None => *self.extras.entry((s, d)).or_insert(0) += len,
+                }
+            }
+        }
+    }
+
+    /// Adds `repeat` ticks' worth of bits to one demand's coverage (compact path).
+    fn cover(&mut self, demand: usize, bits: u128) {
+        self.scheduled[demand] += bits;
+        self.bits += bits;
+    }
+
+    /// Final checks (EXTRAS, COVERAGE) and the report.
+    pub fn finish(mut self) -> Report {
+        let extras = std::mem::take(&mut self.extras);
+        for ((s, d), bits) in extras {
+            let mut e =
+                ValidationError::new(ErrorKind::Extras, "scheduled pair not present in demands")
+                    .pair(s, d);
+            e.scheduled_bits = Some(bits);
+            self.add(e);
+        }
+        for (i, dm) in self.inst.demands().iter().enumerate() {
+            let sbits = self.scheduled[i];
+            if sbits != dm.bits as u128 {
+                let sub = if sbits < dm.bits as u128 {
+                    "under"
+                } else {
+                    "over"
+                };
+                let mut e = ValidationError::new(
+                    ErrorKind::Coverage,
+                    format!("demand coverage mismatch ({sub})"),
+                )
+                .pair(dm.src as i128, dm.dst as i128);
+                e.demand_bits = Some(dm.bits as u128);
+                e.scheduled_bits = Some(sbits);
+                self.add(e);
+            }
+        }
+        Report {
+            status: if self.total_errors == 0 {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            },
+            model: self.inst.model,
+            ticks_total: self.ticks,
+            bits_total: self.bits,
+            errors: self.errors,
+            total_errors: self.total_errors,
+            error_kinds: self.kinds.into_iter().collect(),
+            first_error_tick: self.first_error_tick,
+        }
+    }
+}
+
+/// Validates a compact schedule without expanding it: each round must be a
+/// valid tick (checked once, since its ticks are alike but for the chunk
+/// lengths, which the chunking rule keeps within `bw`), and each demand must
+/// be sent exactly its chunk count. Same verdict as expanding then
+/// validating (a property test checks this).
+pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
+    let mut v = TickValidator::new(inst);
+    let mut tick0: u64 = 0;
+    let mut sent = vec![0u64; inst.demands().len()];
+    let demands = inst.demands();
+    let mut raw: Vec<RawChunk> = Vec::new();
+    for (ri, round) in schedule.rounds.iter().enumerate() {
+        if round.repeat == 0 {
+            v.add(ValidationError::new(
+                ErrorKind::Struct,
+                format!("round {ri} has repeat 0"),
+            ));
+            continue;
+        }
+        raw.clear();
+        let mut ok_idx = Vec::with_capacity(round.demands.len());
+        for &di in &round.demands {
+            match demands.get(di as usize) {
+                Some(d) => {
+                    raw.push(RawChunk::Chunk {
+                        src: d.src as i128,
+                        dst: d.dst as i128,
+                        len: 1,
+                    });
+                    ok_idx.push(di as usize);
+                }
+                None => v.add(ValidationError::new(
+                    ErrorKind::Struct,
+                    format!("round {ri}: demand index {di} out of range"),
+                )),
+            }
+        }
+        // Check exclusivity once on the round's first tick, with unit lengths
+        // (then undo the unit bits it counted: coverage is done below).
+        let errors_before = v.total_errors;
+        let bits_before = v.bits;
+        let scheduled_before: Vec<u128> = ok_idx.iter().map(|&i| v.scheduled[i]).collect();
+        v.ticks = tick0;
+        v.push_tick(&raw);
+        v.bits = bits_before;
+        for (k, &i) in ok_idx.iter().enumerate() {
+            v.scheduled[i] = scheduled_before[k];
+        }
+        if v.total_errors == errors_before {
+            for &i in &ok_idx {
+                // Bits of chunks sent[i] .. sent[i]+repeat of demand i.
+                let (from, to) = (sent[i], sent[i].saturating_add(round.repeat));
+                sent[i] = to;
+                v.cover(i, chunk_bits_between(inst, i, from, to));
+            }
+        }
+        tick0 = tick0.saturating_add(round.repeat);
+    }
+    v.ticks = tick0;
+    v.finish()
+}
+
+/// Bits carried by chunks `from..to` of demand `i`, where chunks beyond the
+/// demand's count carry `bw` (over-coverage stays visible).
+fn chunk_bits_between(inst: &Instance, i: usize, from: u64, to: u64) -> u128 {
+    let c = inst.chunks(i);
+    let bw = inst.bw as u128;
+    let full_to = to.min(c.saturating_sub(1));
+    let mut bits: u128 = 0;
+    if from < full_to {
+        bits += (full_to - from) as u128 * bw;
+    }
+    // The last chunk (index c-1), if inside the range.
+    if from <= c - 1 && c - 1 < to {
+        bits += inst.chunk_len(i, c - 1) as u128;
+    }
+    if to > c {
+        bits += (to - c.max(from)) as u128 * bw;
+    }
+    bits
+}
+
+/// Expands a compact schedule tick by tick and validates every tick (the
+/// slow path; used by tests to cross-check [`validate_compact`]).
+pub fn validate_expanded(inst: &Instance, schedule: &Schedule) -> Report {
+    let mut v = TickValidator::new(inst);
+    let mut raw = Vec::new();
+    let _ = Expansion::new(inst, schedule).try_for_each(|_, tick| -> Result<(), ()> {
+        raw.clear();
+        raw.extend(tick.iter().map(|c| RawChunk::Chunk {
+            src: c.src_slot as i128,
+            dst: c.dst_slot as i128,
+            len: c.len_bits as i128,
+        }));
+        v.push_tick(&raw);
+        Ok(())
+    });
+    v.finish()
+}
