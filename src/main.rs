@@ -1,10 +1,21 @@
 //! The `tickopt` binary: parse the command line, run, map errors to exit codes.
+//!
+//! Exit codes: 0 success, 1 bad input, bad usage or error, 2 a check that
+//! ran and failed (`validate`: FAIL; `verify`: claim rejected).
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = tickopt::cli::Cli::parse();
+    let cli = match tickopt::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print and succeed; usage errors exit 1
+            // (2 is reserved for a check that failed).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     match tickopt::cli::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

@@ -48,13 +48,6 @@ impl InstanceArgs {
     }
 }
 
-/// The file name without directories, for tables.
-pub fn short_name(p: &std::path::Path) -> String {
-    p.file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| p.display().to_string())
-}
-
 /// Fails early (before any work) if `path`'s directory does not exist, so
 /// a bad output path never costs a solve.
 pub fn check_output_dir(path: &std::path::Path) -> anyhow::Result<()> {

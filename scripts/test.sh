@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite: unit, property and integration tests (release mode,
+# since the LP/ILP solvers are heavy), then interop tests against
+# copyspace-guard (validate and audit --solver-plugin).
+# Installs what is missing first (scripts/setup.sh, copyspace-guard venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+echo "== cargo test (release)" >&2
+cargo build --release --locked
+cargo test --release --locked
+
+echo "== cargo build --features cuda (must build without CUDA)" >&2
+cargo build --release --locked --features cuda --lib
+
+echo "== interop with copyspace-guard" >&2
+scripts/interop.sh
+echo "== all tests passed" >&2

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""copyspace-guard solver plugin that runs tickopt.
+
+Usage: copyspace-guard audit DEMANDS --solver-plugin solvers/tickopt_plugin.py ...
+
+copyspace-guard runs this file with the instance JSON on stdin and reads one
+schedule JSON from stdout. This shim only finds the `tickopt` binary and
+forwards stdin/stdout to `tickopt plugin`; diagnostics go to stderr.
+
+The binary is looked up, in order: $TICKOPT_BIN, `tickopt` on $PATH, then
+target/release/tickopt in this repository. Extra arguments for
+`tickopt plugin` (e.g. "--time-limit 30") can be given in $TICKOPT_PLUGIN_ARGS.
+Standard library only.
+"""
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def find_binary():
+    env = os.environ.get("TICKOPT_BIN")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        sys.stderr.write(f"tickopt_plugin: TICKOPT_BIN={env!r} is not an executable file\n")
+        return None
+    on_path = shutil.which("tickopt")
+    if on_path:
+        return on_path
+    repo = Path(__file__).resolve().parent.parent
+    local = repo / "target" / "release" / "tickopt"
+    if local.is_file() and os.access(local, os.X_OK):
+        return str(local)
+    sys.stderr.write(
+        "tickopt_plugin: cannot find the tickopt binary: set TICKOPT_BIN, put tickopt on PATH, "
+        f"or build it with `cargo build --release` in {repo}\n"
+    )
+    return None
+
+
+def main():
+    binary = find_binary()
+    if binary is None:
+        return 127
+    args = [binary, "plugin"] + shlex.split(os.environ.get("TICKOPT_PLUGIN_ARGS", ""))
+    data = sys.stdin.buffer.read()
+    try:
+        proc = subprocess.run(args, input=data, stdout=subprocess.PIPE)
+    except OSError as e:
+        sys.stderr.write(f"tickopt_plugin: cannot run {binary}: {e}\n")
+        return 126
+    if proc.returncode != 0:
+        sys.stderr.write(f"tickopt_plugin: {binary} plugin failed with exit status {proc.returncode}\n")
+        return proc.returncode if proc.returncode > 0 else 1
+    sys.stdout.buffer.write(proc.stdout)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

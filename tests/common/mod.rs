@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tickopt::instance::{Demand, Instance, Limits, Model};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tickopt"))
+}
+
+pub fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run tickopt")
+}
+
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn instance(model: Model, slots: u32, bw: u64, demands: &[(u32, u32, u64)]) -> Instance {
+    Instance::new(
+        model,
+        slots,
+        bw,
+        demands
+            .iter()
+            .map(|&(src, dst, bits)| Demand { src, dst, bits }),
+        &Limits::default(),
+    )
+    .expect("valid test instance")
+}
+
+/// Brute-force minimum ticks of a tiny instance (chunks <= ~12): tries
+/// every assignment of chunks to ticks, increasing the tick count.
+pub fn brute_force_ticks(inst: &Instance) -> u64 {
+    let mut chunks: Vec<(u32, u32)> = Vec::new();
+    for (i, d) in inst.demands().iter().enumerate() {
+        for _ in 0..inst.chunks(i) {
+            chunks.push((d.src, d.dst));
+        }
+    }
+    if chunks.is_empty() {
+        return 0;
+    }
+    let conflict =
+        |a: (u32, u32), b: (u32, u32)| tickopt::schedule::model_conflicts(inst.model, a, b);
+    fn place(
+        k: usize,
+        chunks: &[(u32, u32)],
+        ticks: &mut Vec<Vec<(u32, u32)>>,
+        t: usize,
+        conflict: &dyn Fn((u32, u32), (u32, u32)) -> bool,
+    ) -> bool {
+        if k == chunks.len() {
+            return true;
+        }
+        let mut tried_empty = false;
+        for i in 0..t {
+            if ticks[i].is_empty() {
+                if tried_empty {
+                    continue;
+                }
+                tried_empty = true;
+            }
+            if ticks[i].iter().all(|&c| !conflict(c, chunks[k])) {
+                ticks[i].push(chunks[k]);
+                if place(k + 1, chunks, ticks, t, conflict) {
+                    return true;
+                }
+                ticks[i].pop();
+            }
+        }
+        false
+    }
+    for t in 1.. {
+        let mut ticks = vec![Vec::new(); t];
+        if place(0, &chunks, &mut ticks, t, &conflict) {
+            return t as u64;
+        }
+    }
+    unreachable!()
+}
