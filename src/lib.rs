@@ -26,5 +26,6 @@ pub mod instance;
 pub mod schedule;
 pub mod solve;
 pub mod validate;
+pub mod verify;
 
 pub use api::{bounds_for, solve_instance, EngineError, SolveRequest, SolverChoice};

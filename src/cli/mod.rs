@@ -13,7 +13,6 @@ macro_rules! outln {
         writeln!(std::io::stdout().lock(), $($arg)*)
     }};
 }
-pub(crate) use outln;
 
 mod bounds_cmd;
 mod common;
@@ -21,6 +20,7 @@ mod plugin_cmd;
 mod solve_cmd;
 mod summary;
 mod validate_cmd;
+mod verify_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -50,6 +50,9 @@ pub enum Command {
     /// Check a schedule against an instance (copyspace-guard semantics).
     /// Exit 0 on PASS, 2 on FAIL, 1 if a file cannot be read.
     Validate(validate_cmd::ValidateArgs),
+    /// Re-check a solve's claim (schedule, bound, witness, status) without
+    /// the solvers. Exit 0 if the claim holds, 2 if not, 1 if unreadable.
+    Verify(verify_cmd::VerifyArgs),
     /// copyspace-guard solver plugin: instance JSON on stdin, schedule JSON on stdout.
     Plugin(plugin_cmd::PluginArgs),
 }
@@ -60,6 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Solve(a) => solve_cmd::run(a),
         Command::Bounds(a) => bounds_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
+        Command::Verify(a) => verify_cmd::run(a),
         Command::Plugin(a) => plugin_cmd::run(a),
     }
 }
