@@ -41,6 +41,10 @@ impl Solver for Koenig {
 
 const NONE: u32 = u32::MAX;
 
+/// Largest slot count for which the dense (left, right) -> edge index is
+/// kept (n^2 entries of 4 bytes: 16 MiB at 2048).
+const DENSE_INDEX_MAX_SLOTS: usize = 2048;
+
 struct Edge {
     left: u32,
     right: u32,
@@ -50,11 +54,21 @@ struct Edge {
     demand: u32,
     /// Position in `adj[left]`, for O(1) removal.
     pos: u32,
+    /// Position in `radj[right]`.
+    rpos: u32,
 }
 
 struct Peeler {
     edges: Vec<Edge>,
-    adj: Vec<Vec<u32>>,
+    /// Live edges at each left vertex as (edge, right end): the right end
+    /// is stored inline so the BFS scans one contiguous array.
+    adj: Vec<Vec<(u32, u32)>>,
+    /// Live edges at each right vertex as (edge, left end).
+    radj: Vec<Vec<(u32, u32)>>,
+    /// Edge of each (left, right) pair when `n <= DENSE_INDEX_MAX_SLOTS`
+    /// (NONE if absent): lets [`Peeler::swap_repair`] test a pair in O(1).
+    pair_edge: Vec<u32>,
+    n: usize,
     match_left: Vec<u32>,
     match_right: Vec<u32>,
     /// Ticks peeled so far; a matched edge's remaining multiplicity is
@@ -86,6 +100,7 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             mult: inst.chunks(i),
             demand: i as u32,
             pos: 0,
+            rpos: 0,
         });
     }
     let delta = out.iter().chain(inn.iter()).copied().max().unwrap_or(0);
@@ -111,6 +126,7 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             mult: m,
             demand: NONE,
             pos: 0,
+            rpos: 0,
         });
         def_l[i].1 -= m;
         def_r[j].1 -= m;
@@ -121,15 +137,29 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             j += 1;
         }
     }
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    let mut radj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    let mut pair_edge = if n <= DENSE_INDEX_MAX_SLOTS {
+        vec![NONE; n * n]
+    } else {
+        Vec::new()
+    };
     for (e, edge) in edges.iter_mut().enumerate() {
         edge.pos = adj[edge.left as usize].len() as u32;
-        adj[edge.left as usize].push(e as u32);
+        adj[edge.left as usize].push((e as u32, edge.right));
+        edge.rpos = radj[edge.right as usize].len() as u32;
+        radj[edge.right as usize].push((e as u32, edge.left));
+        if !pair_edge.is_empty() {
+            pair_edge[edge.left as usize * n + edge.right as usize] = e as u32;
+        }
     }
     let m = edges.len();
     let mut p = Peeler {
         edges,
         adj,
+        radj,
+        pair_edge,
+        n,
         match_left: vec![NONE; n],
         match_right: vec![NONE; n],
         peeled: 0,
@@ -181,7 +211,9 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
         }
         if p.peeled < delta {
             for l in freed {
-                p.augment(l);
+                if !p.swap_repair(l) {
+                    p.augment(l);
+                }
             }
         }
     }
@@ -198,10 +230,19 @@ impl Peeler {
             self.edges[e as usize].left as usize,
             self.edges[e as usize].pos as usize,
         );
-        let last = *self.adj[l].last().expect("edge is in its adjacency list");
+        let (last, _) = *self.adj[l].last().expect("edge is in its adjacency list");
         self.adj[l].swap_remove(pos);
         if last != e {
             self.edges[last as usize].pos = pos as u32;
+        }
+        let (r, rpos) = (
+            self.edges[e as usize].right as usize,
+            self.edges[e as usize].rpos as usize,
+        );
+        let (rlast, _) = *self.radj[r].last().expect("edge is in its adjacency list");
+        self.radj[r].swap_remove(rpos);
+        if rlast != e {
+            self.edges[rlast as usize].rpos = rpos as u32;
         }
     }
 
@@ -219,6 +260,45 @@ impl Peeler {
         self.edges[e as usize].mult = self.keys[e as usize] - self.peeled;
     }
 
+    /// Fast path for the common repair: free left `u` and a free right `v`
+    /// (the ends of the pair that ran out). Looks for a left `x` with a live
+    /// pair `x -> v` whose matched right `y` has a live pair `u -> y`, and
+    /// swaps (path of length 3). O(deg(v)) with the dense pair index;
+    /// returns false (and changes nothing) when there is none.
+    fn swap_repair(&mut self, u: u32) -> bool {
+        if self.pair_edge.is_empty() {
+            return false;
+        }
+        let Some(v) = (0..self.n).find(|&v| self.match_right[v] == NONE) else {
+            return false;
+        };
+        let direct = self.pair_edge[u as usize * self.n + v];
+        if direct != NONE && self.edges[direct as usize].mult > 0 {
+            self.set_matched(direct);
+            return true;
+        }
+        for k in 0..self.radj[v].len() {
+            let (e_xv, x) = self.radj[v][k];
+            let m = self.match_left[x as usize];
+            if m == NONE {
+                continue;
+            }
+            let y = self.edges[m as usize].right as usize;
+            let e_uy = self.pair_edge[u as usize * self.n + y];
+            if e_uy != NONE
+                && e_uy != m
+                && self.edges[e_uy as usize].mult > 0
+                && !self.is_matched(e_uy)
+            {
+                self.unset_matched(m);
+                self.set_matched(e_xv);
+                self.set_matched(e_uy);
+                return true;
+            }
+        }
+        false
+    }
+
     /// Alternating BFS from free left vertex `u` to a free right vertex,
     /// then flips the path. A regular bipartite multigraph always has one.
     fn augment(&mut self, u: u32) {
@@ -230,8 +310,8 @@ impl Peeler {
             let x = self.queue[head] as usize;
             head += 1;
             for k in 0..self.adj[x].len() {
-                let e = self.adj[x][k];
-                let y = self.edges[e as usize].right as usize;
+                let (e, y) = self.adj[x][k];
+                let y = y as usize;
                 if self.seen[y] == self.stamp {
                     continue;
                 }
