@@ -169,10 +169,16 @@ pub fn write_atomically(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".tickopt-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tickopt-").suffix(".tmp");
+    // Temporary files are private (0600) by default; the result is an
+    // ordinary output file (0644 before the umask).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let tmp = builder.tempfile_in(dir)?;
     {
         let mut w = io::BufWriter::new(tmp.as_file());
         f(&mut w)?;
