@@ -3,7 +3,10 @@
 use crate::bounds::{exact_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
-use crate::solve::{greedy::Greedy, koenig::Koenig, Solution, SolveOptions, Solver};
+use crate::solve::{
+    greedy::Greedy, koenig::Koenig, strict1_exact::Strict1Exact, Solution, SolveOptions, Solver,
+    Status,
+};
 use crate::validate::validate_compact;
 use std::time::{Duration, Instant};
 
@@ -63,11 +66,14 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let opts = SolveOptions {
         time_limit: request.time_limit,
     };
-    let solver: &dyn Solver = match (inst.model, request.solver) {
-        (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => &Koenig,
-        (_, _) => &Greedy,
+    let mut sol = match (inst.model, request.solver) {
+        (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
+            Koenig.solve(inst, &bounds, &opts)
+        }
+        (_, SolverChoice::Greedy) => Greedy.solve(inst, &bounds, &opts),
+        (Model::Strict1, SolverChoice::Exact) => Strict1Exact.solve(inst, &bounds, &opts),
+        (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts),
     };
-    let mut sol = solver.solve(inst, &bounds, &opts);
     let report = validate_compact(inst, &sol.schedule);
     if !report.passed() {
         return Err(EngineError::InvalidSchedule {
@@ -77,4 +83,21 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     }
     sol.stats.seconds = t0.elapsed().as_secs_f64();
     Ok(sol)
+}
+
+/// STRICT1 `auto`: the greedy first (milliseconds); when it already meets
+/// the bound it is proven optimal and nothing else runs. Otherwise the
+/// exact engine runs and the better schedule wins (fewer ticks; on a tie the
+/// stronger status; then the exact engine's). Deterministic.
+fn strict1_auto(inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
+    let greedy = Greedy.solve(inst, bounds, opts);
+    if greedy.status == Status::Optimal {
+        return greedy;
+    }
+    let exact = Strict1Exact.solve(inst, bounds, opts);
+    if (greedy.ticks, greedy.status) < (exact.ticks, exact.status) {
+        greedy
+    } else {
+        exact
+    }
 }

@@ -21,6 +21,7 @@
 mod api;
 pub mod bounds;
 pub mod cli;
+pub mod colour;
 pub mod graph;
 pub mod instance;
 pub mod schedule;

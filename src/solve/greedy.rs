@@ -35,6 +35,12 @@ impl Solver for Greedy {
     }
 }
 
+const NONE: u32 = u32::MAX;
+
+/// Largest number of resources (slots, or 2 x slots for READ1_WRITE1) for
+/// which the dense pair index is kept: (2n)^2 entries of 4 bytes, 16 MiB.
+const DENSE_INDEX_MAX_RESOURCES: usize = 2048;
+
 /// Load divisor for the repeat slack (see module docs).
 const SLACK_DIVISOR: u64 = 128;
 
@@ -103,30 +109,57 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
     let mut used = vec![0u64; 2 * n];
     let mut stamp = 0u64;
     let mut live = items.len();
+    // Dense pair index (resource x, resource y) -> live item (NONE once
+    // exhausted), when small enough:
+    // lets a loaded slot find its partner by walking the load order instead
+    // of its whole incident list.
+    let dense = 2 * n <= DENSE_INDEX_MAX_RESOURCES;
+    let mut pair_item = if dense {
+        vec![NONE; 4 * n * n]
+    } else {
+        Vec::new()
+    };
+    if dense {
+        for (k, it) in items.iter().enumerate() {
+            let (x, y) = (it.a as usize, side_b(it.b));
+            pair_item[x * 2 * n + y] = k as u32;
+            pair_item[y * 2 * n + x] = k as u32;
+        }
+    }
     let mut by_load: Vec<u32> = (0..2 * n as u32)
         .filter(|&x| load[x as usize] > 0)
         .collect();
     let mut chosen: Vec<u32> = Vec::new();
     while live > 0 {
         stamp += 1;
-        // Most loaded resources first; each takes its most loaded free partner.
+        // Most loaded resources first; each takes its most loaded free
+        // partner (ties: lowest id), i.e. the first free partner in this order.
         by_load.retain(|&x| load[x as usize] > 0);
         by_load.sort_unstable_by_key(|&x| (std::cmp::Reverse(load[x as usize]), x));
         chosen.clear();
-        for &x in &by_load {
-            let x = x as usize;
+        for i in 0..by_load.len() {
+            let x = by_load[i] as usize;
             if used[x] == stamp {
                 continue;
             }
-            incident[x].retain(|&k| items[k as usize].remaining > 0);
-            let best = incident[x]
-                .iter()
-                .copied()
-                .filter(|&k| used[other_end(&items[k as usize], x)] != stamp)
-                .max_by_key(|&k| {
-                    let y = other_end(&items[k as usize], x);
-                    (load[y], std::cmp::Reverse(y))
-                });
+            let best = if dense && incident[x].len() > by_load.len() / 8 {
+                // Resources before `i` are used, or found no free partner
+                // (so have no live pair with `x`).
+                by_load[i + 1..].iter().find_map(|&y| {
+                    let k = pair_item[x * 2 * n + y as usize];
+                    (k != NONE && used[y as usize] != stamp).then_some(k)
+                })
+            } else {
+                incident[x].retain(|&k| items[k as usize].remaining > 0);
+                incident[x]
+                    .iter()
+                    .copied()
+                    .filter(|&k| used[other_end(&items[k as usize], x)] != stamp)
+                    .max_by_key(|&k| {
+                        let y = other_end(&items[k as usize], x);
+                        (load[y], std::cmp::Reverse(y))
+                    })
+            };
             if let Some(k) = best {
                 let y = other_end(&items[k as usize], x);
                 used[x] = stamp;
@@ -162,6 +195,11 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
             it.remaining -= r;
             if it.remaining == 0 {
                 live -= 1;
+                if dense {
+                    let (x, y) = (it.a as usize, side_b(it.b));
+                    pair_item[x * 2 * n + y] = NONE;
+                    pair_item[y * 2 * n + x] = NONE;
+                }
             }
             load[it.a as usize] -= r;
             load[side_b(it.b)] -= r;

@@ -8,11 +8,14 @@
 //! | solver | models | exact? | time vs multiplicity |
 //! |---|---|---|---|
 //! | [`koenig::Koenig`] | READ1_WRITE1 | yes: Delta ticks | independent (weighted perfect matchings) |
-//! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts |
+//! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts, O(log) growth |
+//! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB or LB+1 with proof | LP over matchings: independent |
 
 pub mod greedy;
 pub mod koenig;
+pub mod orient;
 mod status;
+pub mod strict1_exact;
 
 pub use status::{certify, Status};
 

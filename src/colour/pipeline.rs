@@ -1,0 +1,251 @@
+//! The STRICT1 colouring pipeline: cheap phases first, each stopping as soon
+//! as the lower bound is met.
+//!
+//! 1. compact greedy (always; the fallback);
+//! 2. Kempe search on chunks with `LB` colours, when multiplicities are low;
+//! 3. column generation + rounding + residual repair (multiplicity-independent);
+//! 4. Kempe on chunks as a fallback for high multiplicities that still fit;
+//! 5. exact assignment ILP with `LB` colours when the model is small: a feasible
+//!    answer is used, an infeasible one is the `optimal_exhaustive` proof.
+//!
+//! The result is re-checked; if a phase produced an invalid schedule (a bug),
+//! the greedy schedule is returned instead. Heuristic phases use move budgets,
+//! not clocks, so equal inputs give equal outputs (HiGHS time limits aside).
+
+use super::assign_ilp::{t_colourable, IlpOutcome};
+use super::check::check_rounds;
+use super::colgen::fractional_colouring;
+use super::greedy::greedy_rounds;
+use super::kempe::colour_chunks;
+use super::residual::round_and_repair;
+use super::rounds::{classes_to_rounds, degrees, expand_chunks, merge_rounds, ticks};
+use super::types::{ColourInput, ColourStats, Colouring, ExhaustiveProof};
+use std::time::{Duration, Instant};
+
+/// Largest multiplicity for which the chunk-level Kempe search runs first.
+const LOW_MULT: u64 = 8;
+/// Largest chunk count for the chunk-level Kempe search.
+const KEMPE_CHUNK_LIMIT: u64 = 400_000;
+/// Largest `n * colours` palette table for the Kempe search.
+const KEMPE_SLOT_LIMIT: u64 = 50_000_000;
+/// Kempe move budget per chunk.
+const MOVES_PER_CHUNK: u64 = 100;
+/// Largest edge count for column generation.
+const LP_EDGE_LIMIT: usize = 200_000;
+/// Cap on pricing rounds.
+const LP_MAX_ROUNDS: u64 = 20_000;
+/// Largest exact ILP (binary variables).
+const EXACT_VARS: u64 = 50_000;
+/// Default MIP time limit.
+const DEFAULT_TIME: Duration = Duration::from_secs(10);
+
+struct Best<'a> {
+    n: usize,
+    edges: &'a [(u32, u32, u64)],
+    rounds: Vec<(u64, Vec<u32>)>,
+    ticks: u64,
+    method: &'static str,
+}
+
+impl Best<'_> {
+    /// Keeps `rounds` if it is valid and strictly better (earlier phases win ties).
+    fn offer(&mut self, rounds: Vec<(u64, Vec<u32>)>, method: &'static str) {
+        let t = ticks(&rounds);
+        if t < self.ticks && check_rounds(self.n, self.edges, &rounds).is_ok() {
+            self.rounds = rounds;
+            self.ticks = t;
+            self.method = method;
+        }
+    }
+}
+
+/// Colours the STRICT1 chunk multigraph with `lower_bound` ticks when it can,
+/// never panics, and always returns a valid compact schedule.
+pub fn colour_strict1(input: &ColourInput) -> Colouring {
+    let t0 = Instant::now();
+    let edges = input.edges;
+    let n = edges
+        .iter()
+        .map(|e| e.0.max(e.1) as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(input.n);
+    let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
+    let delta = degrees(n, edges, &mult).into_iter().max().unwrap_or(0);
+    let lb = input.lower_bound.max(delta);
+    let time_limit = input.time_limit.unwrap_or(DEFAULT_TIME);
+    let mut stats = ColourStats {
+        lower_bound: lb,
+        exact: "not_run".into(),
+        ..Default::default()
+    };
+
+    let greedy = greedy_rounds(n, edges);
+    stats.greedy_ticks = ticks(&greedy);
+    stats.greedy_s = t0.elapsed().as_secs_f64();
+    let mut best = Best {
+        n,
+        edges,
+        ticks: ticks(&greedy),
+        rounds: greedy.clone(),
+        method: "greedy",
+    };
+
+    let chunks: u64 = mult.iter().sum();
+    let max_m = mult.iter().copied().max().unwrap_or(0);
+    let kempe_fits =
+        chunks <= KEMPE_CHUNK_LIMIT && (n as u64).saturating_mul(lb + 1) <= KEMPE_SLOT_LIMIT;
+    let mut kempe_done = false;
+    if best.ticks > lb && kempe_fits && max_m <= LOW_MULT {
+        kempe_phase(n, edges, &mult, lb, &mut best, &mut stats);
+        kempe_done = true;
+    }
+    if best.ticks > lb && edges.len() <= LP_EDGE_LIMIT {
+        lp_phase(n, edges, &greedy, lb, time_limit / 5, &mut best, &mut stats);
+    }
+    if best.ticks > lb && kempe_fits && !kempe_done {
+        kempe_phase(n, edges, &mult, lb, &mut best, &mut stats);
+    }
+    let mut exhaustive = None;
+    if best.ticks > lb {
+        exhaustive = exact_phase(n, edges, &mult, lb, time_limit, &mut best, &mut stats);
+    }
+
+    if check_rounds(n, edges, &best.rounds).is_err() {
+        // A bug in a phase: never emit it. The greedy schedule is valid by construction.
+        best = Best {
+            n,
+            edges,
+            ticks: ticks(&greedy),
+            rounds: greedy,
+            method: "greedy",
+        };
+        exhaustive = None;
+    }
+    if best.ticks != lb + 1 {
+        exhaustive = None;
+    }
+    stats.method = best.method.into();
+    stats.total_s = t0.elapsed().as_secs_f64();
+    Colouring {
+        ticks: best.ticks,
+        rounds: best.rounds,
+        exhaustive,
+        stats,
+    }
+}
+
+fn kempe_phase(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    mult: &[u64],
+    lb: u64,
+    best: &mut Best,
+    stats: &mut ColourStats,
+) {
+    let t = Instant::now();
+    let (chunks, owner) = expand_chunks(edges, mult);
+    let moves = MOVES_PER_CHUNK * chunks.len() as u64 + 10_000;
+    let mut k = colour_chunks(n, &chunks, lb as u32, moves, 0x2545_f491_4f6c_dd1d);
+    stats.kempe_moves += k.moves;
+    if k.colours as u64 > lb + 1 {
+        let k2 = colour_chunks(n, &chunks, lb as u32 + 1, moves, 0x2545_f491_4f6c_dd1d);
+        stats.kempe_moves += k2.moves;
+        if k2.colours < k.colours {
+            k = k2;
+        }
+    }
+    stats.kempe_ticks = Some(k.colours as u64);
+    best.offer(classes_to_rounds(&k.colour, &owner), "kempe");
+    stats.kempe_s += t.elapsed().as_secs_f64();
+}
+
+fn lp_phase(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    greedy: &[(u64, Vec<u32>)],
+    lb: u64,
+    ilp_time: Duration,
+    best: &mut Best,
+    stats: &mut ColourStats,
+) {
+    let t = Instant::now();
+    let start: Vec<Vec<u32>> = merge_rounds(greedy.iter().cloned())
+        .into_iter()
+        .map(|r| r.1)
+        .collect();
+    let lp = fractional_colouring(n, edges, &start, lb as f64, LP_MAX_ROUNDS);
+    stats.lp_s = t.elapsed().as_secs_f64();
+    let Some(lp) = lp else { return };
+    stats.lp_value = Some(lp.value);
+    stats.lp_optimal = lp.optimal;
+    stats.lp_columns = lp.columns.len() as u64;
+    stats.pricing_rounds = lp.pricing_rounds;
+    stats.lp_iterations = lp.iterations;
+    let t = Instant::now();
+    if let Some(r) = round_and_repair(
+        n,
+        edges,
+        &lp.columns,
+        &lp.y,
+        lb,
+        ilp_time,
+        MOVES_PER_CHUNK,
+        stats,
+    ) {
+        stats.lp_round_ticks = Some(ticks(&r));
+        best.offer(r, "lp_round");
+    }
+    stats.round_s = t.elapsed().as_secs_f64();
+}
+
+fn exact_phase(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    mult: &[u64],
+    lb: u64,
+    time_limit: Duration,
+    best: &mut Best,
+    stats: &mut ColourStats,
+) -> Option<ExhaustiveProof> {
+    let t = Instant::now();
+    let (out, info) = t_colourable(n, edges, mult, lb, time_limit, EXACT_VARS);
+    stats.exact_s = t.elapsed().as_secs_f64();
+    match out {
+        IlpOutcome::Feasible(r) => {
+            stats.exact = "feasible".into();
+            best.offer(merge_rounds(r), "exact_ilp");
+            None
+        }
+        IlpOutcome::Infeasible => {
+            stats.exact = "infeasible".into();
+            if best.ticks > lb + 1 && info.variables + edges.len() as u64 <= EXACT_VARS {
+                if let (IlpOutcome::Feasible(r), _) =
+                    t_colourable(n, edges, mult, lb + 1, time_limit, EXACT_VARS)
+                {
+                    best.offer(merge_rounds(r), "exact_ilp");
+                }
+            }
+            let fixed = info.fixed_vertex.map_or(String::new(), |v| {
+                format!(", chunks at slot {v} fixed to colours 0..deg")
+            });
+            Some(ExhaustiveProof {
+                method: format!(
+                    "HiGHS MIP: {lb}-edge-colouring assignment model infeasible{fixed}"
+                ),
+                variables: info.variables,
+                constraints: info.constraints,
+                nodes: info.nodes,
+                seconds: info.seconds,
+            })
+        }
+        IlpOutcome::Unknown(why) => {
+            stats.exact = if why.contains("too large") {
+                "too_large".into()
+            } else {
+                format!("unknown: {why}")
+            };
+            None
+        }
+    }
+}
