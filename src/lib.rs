@@ -19,8 +19,10 @@
 //! ```
 
 mod api;
+pub mod bench;
 pub mod bounds;
 pub mod cli;
+pub mod gen;
 pub mod graph;
 pub mod instance;
 pub mod schedule;

@@ -5,8 +5,10 @@
 //! (validate: PASS), 1 bad input or error, 2 a check that ran and failed
 //! (validate: FAIL; verify: claim rejected).
 
+mod bench_cmd;
 mod bounds_cmd;
 mod common;
+mod gen_cmd;
 mod plugin_cmd;
 mod solve_cmd;
 mod summary;
@@ -42,6 +44,11 @@ pub enum Command {
     Validate(validate_cmd::ValidateArgs),
     /// copyspace-guard solver plugin: instance JSON on stdin, schedule JSON on stdout.
     Plugin(plugin_cmd::PluginArgs),
+    /// Generate an instance of a family (ring, alltoall, moe, pipeline, ...) as a demands CSV.
+    Gen(gen_cmd::GenArgs),
+    /// Benchmark instance sets: bounds and solve per instance and model, with reports.
+    /// `tickopt bench merge DIR... --out DIR` merges shard results.
+    Bench(bench_cmd::BenchArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -51,5 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Bounds(a) => bounds_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Plugin(a) => plugin_cmd::run(a),
+        Command::Gen(a) => gen_cmd::run(a),
+        Command::Bench(a) => bench_cmd::run(a),
     }
 }
