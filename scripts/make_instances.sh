@@ -52,7 +52,7 @@ g moe --n 8 --seed 1
 g moe --n 8 --seed 2
 g moe --n 32 --zipf 1.2 --seed 3
 g moe --n 16 --experts-per-rank 4 --topk 4 --zipf 0.8 --seed 4
-g moe --n 16 --mult 100 --seed 5
+g moe --n 16 --tokens 256 --mult 100 --seed 5
 g pipeline --stages 4 --microbatches 8
 g pipeline --stages 8 --microbatches 32
 g pipeline_interleaved --stages 4 --microbatches 8 --virtual-stages 2

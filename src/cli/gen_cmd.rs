@@ -84,7 +84,7 @@ pub enum FamilyCmd {
         /// Zipf exponent of expert popularity (0 = uniform).
         #[arg(long, default_value_t = 1.0)]
         zipf: f64,
-        #[arg(long, default_value_t = 16384)]
+        #[arg(long, default_value_t = 12000)]
         token_bits: u64,
     },
     /// Pipeline parallelism: activations forward, gradients backward.
