@@ -176,10 +176,10 @@ enum Task {
     Run {
         set: String,
         dir: PathBuf,
-        entry: ManifestEntry,
+        entry: Box<ManifestEntry>,
         model: Model,
     },
-    Failed(BenchRecord),
+    Failed(Box<BenchRecord>),
 }
 
 fn failed_record(
@@ -233,7 +233,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
             Err(e) => {
                 let set = set_path.display().to_string();
                 set_names.push(set.clone());
-                units.push(vec![Task::Failed(failed_record(
+                units.push(vec![Task::Failed(Box::new(failed_record(
                     &set,
                     manifest::MANIFEST_FILE,
                     "(manifest)",
@@ -241,7 +241,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
                     "",
                     &key,
                     format!("bad manifest: {e}"),
-                ))]);
+                )))]);
                 continue;
             }
         };
@@ -254,7 +254,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
         });
         for e in entries {
             match e {
-                Err(bad) => units.push(vec![Task::Failed(failed_record(
+                Err(bad) => units.push(vec![Task::Failed(Box::new(failed_record(
                     &manifest.set,
                     &bad.label,
                     &bad.label,
@@ -267,7 +267,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
                         bad.label,
                         bad.message
                     ),
-                ))]),
+                )))]),
                 Ok(entry) => {
                     let models: Vec<Model> = Model::ALL
                         .into_iter()
@@ -280,7 +280,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
                             .map(|model| Task::Run {
                                 set: manifest.set.clone(),
                                 dir: manifest.dir().to_path_buf(),
-                                entry: entry.clone(),
+                                entry: Box::new(entry.clone()),
                                 model,
                             })
                             .collect(),
@@ -308,7 +308,7 @@ fn run_task(
     done: &BTreeMap<RunKey, BenchRecord>,
 ) -> (BenchRecord, bool) {
     let (set, dir, entry, model) = match task {
-        Task::Failed(r) => return (r.clone(), false),
+        Task::Failed(r) => return ((**r).clone(), false),
         Task::Run {
             set,
             dir,
