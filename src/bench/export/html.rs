@@ -234,7 +234,7 @@ fn family_charts(results: &Results) -> (String, String) {
     let _ = write!(
         gp,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{:.0}" role="img" aria-label="gap per family">"#,
-        ml + bw + 160.0,
+        ml + bw + 260.0,
         h - 20.0
     );
     let max_excess = fams
