@@ -1,7 +1,7 @@
 //! Benchmark outputs, one file per format behind one small trait:
-//! `results.json` ([`json`]), `results.csv` ([`csv`]), `report.md`
-//! ([`markdown`]) and a self-contained `report.html` with inline SVG charts
-//! ([`html`]). Every writer is a pure function of [`Results`]; files are
+//! `results.json` (`json.rs`), `results.csv` (`csv.rs`), `report.md`
+//! (`markdown.rs`) and a self-contained `report.html` with inline SVG charts
+//! (`html.rs`), each an [`Exporter`]. Every writer is a pure function of [`Results`]; files are
 //! written atomically.
 
 mod csv;
