@@ -19,9 +19,11 @@
 //! ```
 
 mod api;
+pub mod bench;
 pub mod bounds;
 pub mod cli;
 pub mod colour;
+pub mod gen;
 pub mod graph;
 pub mod instance;
 pub mod schedule;

@@ -14,8 +14,10 @@ macro_rules! outln {
     }};
 }
 
+mod bench_cmd;
 mod bounds_cmd;
 mod common;
+mod gen_cmd;
 mod plugin_cmd;
 mod solve_cmd;
 mod summary;
@@ -55,6 +57,11 @@ pub enum Command {
     Verify(verify_cmd::VerifyArgs),
     /// copyspace-guard solver plugin: instance JSON on stdin, schedule JSON on stdout.
     Plugin(plugin_cmd::PluginArgs),
+    /// Generate an instance of a family (ring, alltoall, moe, pipeline, ...) as a demands CSV.
+    Gen(gen_cmd::GenArgs),
+    /// Benchmark instance sets: bounds and solve per instance and model, with reports.
+    /// `tickopt bench merge DIR... --out DIR` merges shard results.
+    Bench(bench_cmd::BenchArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -65,5 +72,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Validate(a) => validate_cmd::run(a),
         Command::Verify(a) => verify_cmd::run(a),
         Command::Plugin(a) => plugin_cmd::run(a),
+        Command::Gen(a) => gen_cmd::run(a),
+        Command::Bench(a) => bench_cmd::run(a),
     }
 }

@@ -1,0 +1,151 @@
+//! `report.md`: totals, a per-family table, every run, and the failures.
+
+use super::{family_summaries, fmt_seconds, opt, status_counts, Exporter, Results};
+use std::io::{self, Write};
+
+pub struct Markdown;
+
+/// The sentence saying whether copyspace-guard was compared.
+pub(crate) fn cg_sentence(results: &Results) -> &'static str {
+    if results.header.compare_cg {
+        "copyspace-guard was compared: its greedy ticks, lower bound and time are in the cg columns."
+    } else {
+        "copyspace-guard was not compared (run with --compare-cg PATH to add its columns)."
+    }
+}
+
+impl Exporter for Markdown {
+    fn file_name(&self) -> &'static str {
+        "report.md"
+    }
+    fn write(&self, results: &Results, w: &mut dyn Write) -> io::Result<()> {
+        let h = &results.header;
+        let rs = &results.records;
+        writeln!(w, "# tickopt bench report\n")?;
+        writeln!(w, "- tickopt {}", h.tickopt_version)?;
+        writeln!(w, "- sets: {}", h.sets.join(", "))?;
+        writeln!(w, "- options: {}", h.options.join(" | "))?;
+        if let Some(s) = &h.shard {
+            writeln!(w, "- shard {s}")?;
+        }
+        writeln!(w, "- runs: {}", rs.len())?;
+        let total: f64 = rs.iter().map(|r| r.seconds).sum();
+        writeln!(w, "- solve seconds (sum over runs): {}", fmt_seconds(total))?;
+        writeln!(w, "- {}\n", cg_sentence(results))?;
+
+        writeln!(w, "## Status\n")?;
+        writeln!(w, "| status | runs |\n|---|---:|")?;
+        for (s, n) in status_counts(rs.iter()) {
+            writeln!(w, "| {s} | {n} |")?;
+        }
+        let contradictions = rs
+            .iter()
+            .filter(|r| r.known_check.as_deref() == Some("contradiction"))
+            .count();
+        let invalid = rs.iter().filter(|r| r.valid == Some(false)).count();
+        writeln!(
+            w,
+            "\nKnown optima contradicted: {contradictions}. Schedules failing validation: {invalid}.\n"
+        )?;
+
+        writeln!(w, "## Families\n")?;
+        writeln!(
+            w,
+            "| family | runs | optimal | opt. exhaustive | within one | feasible | failed | max gap | mean ticks/LB | known optimum matched | seconds |"
+        )?;
+        writeln!(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        for f in family_summaries(rs) {
+            let c: Vec<String> = f.statuses.iter().map(|(_, n)| n.to_string()).collect();
+            writeln!(
+                w,
+                "| {} | {} | {} | {} | {:.4} | {}/{} | {} |",
+                f.family,
+                f.runs,
+                c.join(" | "),
+                f.max_gap,
+                f.mean_gap_ratio,
+                f.known_matched,
+                f.known_total,
+                fmt_seconds(f.seconds)
+            )?;
+        }
+
+        writeln!(w, "\n## Runs\n")?;
+        let cg = h.compare_cg;
+        write!(
+            w,
+            "| instance | model | slots | chunks | lower bound | witness | ticks | status | gap | known | seconds | solver |"
+        )?;
+        if cg {
+            write!(w, " cg ticks | cg LB | cg seconds |")?;
+        }
+        writeln!(w)?;
+        write!(
+            w,
+            "|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|---|"
+        )?;
+        if cg {
+            write!(w, "---:|---:|---:|")?;
+        }
+        writeln!(w)?;
+        for r in rs {
+            write!(
+                w,
+                "| {}/{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.set,
+                r.instance,
+                r.model,
+                opt(&r.slots),
+                opt(&r.chunks),
+                opt(&r.lower_bound),
+                opt(&r.witness),
+                opt(&r.ticks),
+                r.status,
+                opt(&r.gap),
+                opt(&r.known_optimum),
+                fmt_seconds(r.seconds),
+                opt(&r.solver)
+            )?;
+            if cg {
+                match &r.cg {
+                    Some(c) => write!(
+                        w,
+                        " {} | {} | {} |",
+                        opt(&c.ticks),
+                        opt(&c.lower_bound),
+                        fmt_seconds(c.seconds)
+                    )?,
+                    None => write!(w, " - | - | - |")?,
+                }
+            }
+            writeln!(w)?;
+        }
+
+        let failed: Vec<_> = rs.iter().filter(|r| r.is_failed()).collect();
+        let cg_failed: Vec<_> = rs
+            .iter()
+            .filter_map(|r| r.cg.as_ref().and_then(|c| c.error.as_ref()).map(|e| (r, e)))
+            .collect();
+        if !failed.is_empty() || !cg_failed.is_empty() {
+            writeln!(w, "\n## Failures\n")?;
+            for r in failed {
+                writeln!(
+                    w,
+                    "- {}/{} {}: {}",
+                    r.set,
+                    r.instance,
+                    r.model,
+                    r.error.as_deref().unwrap_or("failed")
+                )?;
+            }
+            for (r, e) in cg_failed {
+                writeln!(
+                    w,
+                    "- copyspace-guard on {}/{} {}: {e}",
+                    r.set, r.instance, r.model
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

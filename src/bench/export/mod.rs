@@ -1,0 +1,105 @@
+//! Benchmark outputs, one file per format behind one small trait:
+//! `results.json` (`json.rs`), `results.csv` (`csv.rs`), `report.md`
+//! (`markdown.rs`) and a self-contained `report.html` with inline SVG charts
+//! (`html.rs`), each an [`Exporter`]. Every writer is a pure function of [`Results`]; files are
+//! written atomically.
+
+mod csv;
+mod html;
+mod json;
+mod markdown;
+mod summary;
+
+use super::record::BenchRecord;
+use super::BenchError;
+use crate::schedule::writers::write_atomically;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
+use std::path::Path;
+
+pub use summary::{family_summaries, status_counts, FamilySummary};
+
+/// File name of the JSON results.
+pub const RESULTS_JSON: &str = "results.json";
+
+/// What a results file says about the run as a whole.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultsHeader {
+    pub tickopt_version: String,
+    /// Set names, in the order given.
+    pub sets: Vec<String>,
+    /// Distinct option keys of the records ([`super::BenchOptions::key`]).
+    pub options: Vec<String>,
+    /// `I/N` for a shard, absent for a whole run or a merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Whether copyspace-guard was run beside tickopt.
+    pub compare_cg: bool,
+}
+
+/// A header and the records in canonical order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    #[serde(flatten)]
+    pub header: ResultsHeader,
+    pub records: Vec<BenchRecord>,
+}
+
+/// One output format.
+pub trait Exporter {
+    /// File name inside the output directory.
+    fn file_name(&self) -> &'static str;
+    fn write(&self, results: &Results, w: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Every output format, in the order they are written.
+pub fn exporters() -> Vec<Box<dyn Exporter>> {
+    vec![
+        Box::new(json::Json),
+        Box::new(csv::Csv),
+        Box::new(markdown::Markdown),
+        Box::new(html::Html),
+    ]
+}
+
+/// Writes every output format into `dir`.
+pub fn write_outputs(dir: &Path, results: &Results) -> Result<(), BenchError> {
+    for e in exporters() {
+        let path = dir.join(e.file_name());
+        write_atomically(&path, |w| e.write(results, w)).map_err(|source| BenchError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Reads a `results.json`.
+pub fn read_results(path: &Path) -> Result<Results, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| BenchError::BadResults {
+        path: path.display().to_string(),
+        message: format!("not a tickopt results.json: {e}"),
+    })
+}
+
+/// Formats seconds for tables: 3 significant-ish digits.
+pub(crate) fn fmt_seconds(s: f64) -> String {
+    if s >= 100.0 {
+        format!("{s:.0}")
+    } else if s >= 1.0 {
+        format!("{s:.2}")
+    } else {
+        format!("{s:.4}")
+    }
+}
+
+/// `value` or `-`.
+pub(crate) fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref()
+        .map(|x| x.to_string())
+        .unwrap_or_else(|| "-".into())
+}

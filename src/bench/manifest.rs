@@ -1,0 +1,214 @@
+//! Instance-set manifests: `manifest.json` beside the instance files.
+//!
+//! ```json
+//! {"version": 1, "set": "demo", "description": "...",
+//!  "instances": [{"file": "ring_n8_m1_s0.csv", "name": "ring_n8_m1_s0",
+//!    "family": "ring", "parameters": {"n": 8, "mult": 1, "seed": 0},
+//!    "bw": 1024, "slots": 8, "models": ["STRICT1", "READ1_WRITE1"],
+//!    "known_optimum": {"STRICT1": 2, "READ1_WRITE1": 1},
+//!    "known_optimum_reason": {"STRICT1": "...", "READ1_WRITE1": "..."}}]}
+//! ```
+//!
+//! Reading is per entry: one malformed entry is an error naming it while
+//! the other entries still load ([`Manifest::load`]). `known_optimum` is
+//! given only where a theorem proves it without a solver
+//! ([`crate::gen::known_optimum`]).
+
+use crate::instance::Model;
+use crate::schedule::writers::write_atomically;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// File name of a manifest inside a set directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// One instance of a set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// Path of the instance file, relative to the manifest's directory.
+    pub file: String,
+    /// Name in reports (default: the file name without extension).
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub family: String,
+    #[serde(default)]
+    pub parameters: serde_json::Map<String, Value>,
+    /// Bits per chunk (needed for a demands CSV; an instance JSON has its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bw: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u32>,
+    /// Models to run (default: both).
+    #[serde(default = "all_models")]
+    pub models: Vec<Model>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub known_optimum: BTreeMap<Model, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub known_optimum_reason: BTreeMap<Model, String>,
+}
+
+fn all_models() -> Vec<Model> {
+    Model::ALL.to_vec()
+}
+
+/// A manifest entry that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadEntry {
+    /// `instances[3]` or the entry's `file` when it has one.
+    pub label: String,
+    pub message: String,
+}
+
+/// A loaded manifest: good entries and bad ones, in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    pub path: PathBuf,
+    pub set: String,
+    pub description: String,
+    pub entries: Vec<Result<ManifestEntry, BadEntry>>,
+}
+
+/// A manifest that cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ManifestError {
+    pub path: String,
+    pub message: String,
+}
+
+impl Manifest {
+    /// Directory the entries' files are relative to.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Reads `path` (a `manifest.json`, or a directory holding one).
+    pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+        let path = if path.is_dir() {
+            path.join(MANIFEST_FILE)
+        } else {
+            path.to_path_buf()
+        };
+        let fail = |m: String| ManifestError {
+            path: path.display().to_string(),
+            message: m,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let root: Value =
+            serde_json::from_str(&text).map_err(|e| fail(format!("invalid JSON: {e}")))?;
+        let obj = root
+            .as_object()
+            .ok_or_else(|| fail("a manifest must be a JSON object".into()))?;
+        let list = obj
+            .get("instances")
+            .and_then(Value::as_array)
+            .ok_or_else(|| fail("missing \"instances\" array".into()))?;
+        let default_set = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "set".into());
+        let set = obj
+            .get("set")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or(default_set);
+        let description = obj
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let entries = list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_entry(i, v))
+            .collect();
+        Ok(Manifest {
+            path,
+            set,
+            description,
+            entries,
+        })
+    }
+}
+
+fn parse_entry(i: usize, v: &Value) -> Result<ManifestEntry, BadEntry> {
+    let label = v
+        .get("file")
+        .and_then(Value::as_str)
+        .map(|f| format!("instances[{i}] ({f})"))
+        .unwrap_or_else(|| format!("instances[{i}]"));
+    let bad = |m: String| BadEntry {
+        label: label.clone(),
+        message: m,
+    };
+    let mut e: ManifestEntry =
+        serde_json::from_value(v.clone()).map_err(|err| bad(format!("bad entry: {err}")))?;
+    if e.file.is_empty() {
+        return Err(bad("\"file\" is empty".into()));
+    }
+    if e.models.is_empty() {
+        return Err(bad("\"models\" is empty".into()));
+    }
+    if e.bw == Some(0) {
+        return Err(bad("\"bw\" must be > 0".into()));
+    }
+    if e.name.is_empty() {
+        e.name = Path::new(&e.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| e.file.clone());
+    }
+    Ok(e)
+}
+
+/// Adds `entry` to the manifest at `path` (replacing any entry with the
+/// same `file`), creating the manifest if needed; entries stay sorted by
+/// file name. The file is rewritten atomically.
+pub fn upsert_entry(path: &Path, set: &str, entry: ManifestEntry) -> Result<(), ManifestError> {
+    let fail = |m: String| ManifestError {
+        path: path.display().to_string(),
+        message: m,
+    };
+    let mut root = if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let v: Value =
+            serde_json::from_str(&text).map_err(|e| fail(format!("invalid JSON: {e}")))?;
+        match v {
+            Value::Object(m) => m,
+            _ => return Err(fail("a manifest must be a JSON object".into())),
+        }
+    } else {
+        let mut m = serde_json::Map::new();
+        m.insert("version".into(), Value::from(1));
+        m.insert("set".into(), Value::from(set));
+        m
+    };
+    let mut list: Vec<Value> = match root.remove("instances") {
+        Some(Value::Array(a)) => a,
+        None => Vec::new(),
+        Some(_) => return Err(fail("\"instances\" must be an array".into())),
+    };
+    list.retain(|v| v.get("file").and_then(Value::as_str) != Some(entry.file.as_str()));
+    list.push(serde_json::to_value(&entry).map_err(|e| fail(e.to_string()))?);
+    list.sort_by(|a, b| {
+        let f = |v: &Value| {
+            v.get("file")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        f(a).cmp(&f(b))
+    });
+    root.insert("instances".into(), Value::Array(list));
+    let text =
+        serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| fail(e.to_string()))?;
+    write_atomically(path, |w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })
+    .map_err(|e| fail(format!("cannot write: {e}")))
+}

@@ -1,0 +1,139 @@
+//! One benchmark run's record, its identity, and the instance hash.
+
+use crate::instance::Instance;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// copyspace-guard's numbers for the same instance and model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CgResult {
+    /// Ticks of copyspace-guard's greedy schedule.
+    pub ticks: Option<u64>,
+    pub lower_bound: Option<u64>,
+    /// Whether copyspace-guard considers its bound complete.
+    pub bounds_complete: Option<bool>,
+    /// Wall-clock seconds of `copyspace-guard analyze` (timing field).
+    pub seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One run: an instance of a set under one model with one set of options.
+/// A failed run has `status == "failed"`, `error` set and the numbers it
+/// could not compute absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchRecord {
+    pub set: String,
+    pub instance: String,
+    /// File relative to the set's manifest.
+    pub file: String,
+    pub family: String,
+    /// SHA-256 of the normalised instance ([`instance_hash`]); empty when
+    /// the instance could not be read.
+    pub instance_hash: String,
+    /// `STRICT1`, `READ1_WRITE1`, or empty for an entry that never got to a model.
+    pub model: String,
+    /// The options that shape the result ([`crate::bench::BenchOptions::key`]).
+    pub options: String,
+    pub slots: Option<u32>,
+    pub demands: Option<u64>,
+    pub chunks: Option<u64>,
+    pub lower_bound: Option<u64>,
+    pub witness: Option<String>,
+    pub ticks: Option<u64>,
+    /// A solve status (`optimal`, `optimal_exhaustive`, `within_one`,
+    /// `feasible`) or `failed`.
+    pub status: String,
+    pub gap: Option<u64>,
+    /// ticks / lower bound.
+    pub gap_ratio: Option<f64>,
+    pub known_optimum: Option<u64>,
+    /// `match`, `above` (ticks > known optimum) or `contradiction` (ticks or
+    /// bound on the wrong side of a proven optimum: a bug).
+    pub known_check: Option<String>,
+    /// Whether the engine's validator passed the schedule.
+    pub valid: Option<bool>,
+    pub solver: Option<String>,
+    pub rounds: Option<u64>,
+    /// Seconds for the bounds (timing field).
+    pub bounds_seconds: f64,
+    /// Seconds for the solve, bounds and validation included (timing field).
+    pub seconds: f64,
+    pub tickopt_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cg: Option<CgResult>,
+}
+
+/// Identity of a run: what `--resume` and `merge` match on.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RunKey {
+    pub set: String,
+    pub file: String,
+    pub model_order: u8,
+    pub model: String,
+    pub instance_hash: String,
+    pub options: String,
+}
+
+impl BenchRecord {
+    pub fn is_failed(&self) -> bool {
+        self.status == "failed"
+    }
+
+    /// The identity `--resume` and `merge` use.
+    pub fn key(&self) -> RunKey {
+        RunKey {
+            set: self.set.clone(),
+            file: self.file.clone(),
+            model_order: model_order(&self.model),
+            model: self.model.clone(),
+            instance_hash: self.instance_hash.clone(),
+            options: self.options.clone(),
+        }
+    }
+
+    /// The record with every timing field zeroed: what is compared for
+    /// determinism (seconds vary from run to run).
+    pub fn without_timing(&self) -> BenchRecord {
+        let mut r = self.clone();
+        r.seconds = 0.0;
+        r.bounds_seconds = 0.0;
+        if let Some(cg) = &mut r.cg {
+            cg.seconds = 0.0;
+        }
+        r
+    }
+}
+
+/// Sort position of a model name: STRICT1, READ1_WRITE1, anything else.
+fn model_order(model: &str) -> u8 {
+    match model {
+        "STRICT1" => 0,
+        "READ1_WRITE1" => 1,
+        _ => 2,
+    }
+}
+
+/// Sorts records into the canonical order (set, file, model, options).
+pub fn sort_records(records: &mut [BenchRecord]) {
+    records.sort_by_key(|r| r.key());
+}
+
+/// SHA-256 (hex) of the normalised instance: slots, bw and the merged,
+/// sorted demands, independent of the model and of how the file was written.
+pub fn instance_hash(inst: &Instance) -> String {
+    let mut h = Sha256::new();
+    h.update(
+        format!(
+            "tickopt-instance-v1\nslots={}\nbw={}\n",
+            inst.slots, inst.bw
+        )
+        .as_bytes(),
+    );
+    for d in inst.demands() {
+        h.update(format!("{},{},{}\n", d.src, d.dst, d.bits).as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,245 @@
+//! `tickopt bench SET... --out DIR` and `tickopt bench merge DIR... --out DIR`.
+
+use crate::bench::export::{family_summaries, fmt_seconds};
+use crate::bench::{merge, run_bench, BenchOptions, Progress, Results, Shard};
+use crate::instance::Model;
+use crate::SolverChoice;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub sub: Option<BenchSub>,
+    /// Instance sets: directories holding a manifest.json (or manifest files).
+    #[arg(required = true, value_name = "SET")]
+    pub sets: Vec<PathBuf>,
+    /// Output directory: results.json, results.csv, report.md, report.html, journal.jsonl.
+    #[arg(long, short, required = true, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Parallel runs (default: all cores). Records do not depend on it.
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Time limit in seconds for exact searches, per run.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Run only these models (comma-separated), intersected with each entry's.
+    #[arg(long, value_delimiter = ',', value_name = "MODEL,...")]
+    pub models: Option<Vec<Model>>,
+    /// Reuse the runs already recorded in DIR's journal with the same
+    /// instance hash and options; run the rest.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run part I of N (1-based) of the instances, split deterministically.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// copyspace-guard executable: run its `analyze` on each instance and
+    /// add its greedy ticks, lower bound and time as columns.
+    #[arg(long, value_name = "PATH")]
+    pub compare_cg: Option<PathBuf>,
+    /// Wall-clock limit of one copyspace-guard run, in seconds.
+    #[arg(long, default_value_t = 300.0, value_name = "SECONDS")]
+    pub cg_timeout: f64,
+    /// auto, greedy or exact (as in `tickopt solve`).
+    #[arg(long, default_value = "auto")]
+    pub solver: SolverChoice,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchSub {
+    /// Merge the outputs of several runs (shards) into one report.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Output directories of the shards.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Directory of the merged outputs.
+    #[arg(long, short, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Progress on stderr: a bar on a terminal, plain lines otherwise or with NO_COLOR.
+enum Reporter {
+    Bar(ProgressBar),
+    Lines,
+}
+
+impl Reporter {
+    fn new() -> Reporter {
+        let plain = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+            || !std::io::stderr().is_terminal();
+        if plain {
+            return Reporter::Lines;
+        }
+        let bar = ProgressBar::new(0);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40.cyan/blue}] {pos}/{len} {wide_msg}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Reporter::Bar(bar)
+    }
+
+    fn event(&self, p: Progress) {
+        match (self, p) {
+            (Reporter::Bar(b), Progress::Start { total }) => b.set_length(total as u64),
+            (Reporter::Lines, Progress::Start { total }) => eprintln!("bench: {total} runs"),
+            (
+                r,
+                Progress::Done {
+                    done,
+                    total,
+                    record,
+                    reused,
+                },
+            ) => {
+                let what = if record.is_failed() {
+                    format!(
+                        "FAILED: {}",
+                        record.error.as_deref().unwrap_or("unknown error")
+                    )
+                } else {
+                    format!(
+                        "{} ticks, LB {} ({}), {} s{}",
+                        record.ticks.unwrap_or(0),
+                        record.lower_bound.unwrap_or(0),
+                        record.status,
+                        fmt_seconds(record.seconds),
+                        if reused { ", reused" } else { "" }
+                    )
+                };
+                let line = format!(
+                    "[{done}/{total}] {}/{} {}: {what}",
+                    record.set, record.instance, record.model
+                );
+                match r {
+                    Reporter::Bar(b) => {
+                        if record.is_failed() {
+                            b.println(&line);
+                        }
+                        b.set_message(format!(
+                            "{}/{} {}",
+                            record.set, record.instance, record.model
+                        ));
+                        b.inc(1);
+                    }
+                    Reporter::Lines => eprintln!("{line}"),
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Reporter::Bar(b) = self {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Prints the table of runs (small sets) or of families, and the outputs.
+fn print_summary(results: &Results, out: &std::path::Path) {
+    let rs = &results.records;
+    if rs.len() <= 40 {
+        println!(
+            "{:<40} {:<12} {:>10} {:>10} {:<18} {:>9}",
+            "instance", "model", "LB", "ticks", "status", "seconds"
+        );
+        for r in rs {
+            println!(
+                "{:<40} {:<12} {:>10} {:>10} {:<18} {:>9}",
+                format!("{}/{}", r.set, r.instance),
+                r.model,
+                r.lower_bound.map(|v| v.to_string()).unwrap_or("-".into()),
+                r.ticks.map(|v| v.to_string()).unwrap_or("-".into()),
+                r.status,
+                fmt_seconds(r.seconds)
+            );
+        }
+    } else {
+        println!(
+            "{:<24} {:>5} {:>8} {:>10} {:>9} {:>7} {:>8} {:>9}",
+            "family", "runs", "optimal", "within_one", "feasible", "failed", "max gap", "seconds"
+        );
+        for f in family_summaries(rs) {
+            let n = |s: &str| f.statuses.iter().find(|(k, _)| *k == s).map_or(0, |x| x.1);
+            println!(
+                "{:<24} {:>5} {:>8} {:>10} {:>9} {:>7} {:>8} {:>9}",
+                f.family,
+                f.runs,
+                n("optimal") + n("optimal_exhaustive"),
+                n("within_one"),
+                n("feasible"),
+                n("failed"),
+                f.max_gap,
+                fmt_seconds(f.seconds)
+            );
+        }
+    }
+    println!("results: {}", out.join("results.json").display());
+    println!("report:  {}", out.join("report.html").display());
+}
+
+/// Exit code: 2 when a run failed, a schedule was invalid or a known
+/// optimum was contradicted; 0 otherwise.
+fn exit_code(results: &Results) -> u8 {
+    let bad = results.records.iter().any(|r| {
+        r.is_failed() || r.valid == Some(false) || r.known_check.as_deref() == Some("contradiction")
+    });
+    if bad {
+        2
+    } else {
+        0
+    }
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
+    if let Some(BenchSub::Merge(m)) = a.sub {
+        let results = merge(&m.dirs, &m.out)?;
+        print_summary(&results, &m.out);
+        return Ok(exit_code(&results));
+    }
+    let out = a.out.expect("clap requires --out");
+    let jobs = match a.jobs {
+        Some(0) => anyhow::bail!("--jobs must be >= 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if !(a.cg_timeout.is_finite() && a.cg_timeout > 0.0) {
+        anyhow::bail!("--cg-timeout must be a positive number of seconds");
+    }
+    if let Some(cg) = &a.compare_cg {
+        if !cg.exists() {
+            anyhow::bail!("--compare-cg {}: no such file", cg.display());
+        }
+    }
+    let opts = BenchOptions {
+        jobs,
+        solver: a.solver,
+        time_limit: super::solve_cmd::time_limit(a.time_limit)?,
+        models: a.models,
+        resume: a.resume,
+        shard: a.shard,
+        compare_cg: a.compare_cg,
+        cg_timeout: Duration::from_secs_f64(a.cg_timeout),
+    };
+    let reporter = Reporter::new();
+    let outcome = run_bench(&a.sets, &out, &opts, &|p| reporter.event(p));
+    reporter.finish();
+    let outcome = outcome?;
+    eprintln!(
+        "bench: {} runs ({} run now, {} reused from the journal, {} failed)",
+        outcome.results.records.len(),
+        outcome.ran,
+        outcome.reused,
+        outcome.failed
+    );
+    print_summary(&outcome.results, &out);
+    Ok(exit_code(&outcome.results))
+}

@@ -1,0 +1,294 @@
+//! `tickopt gen FAMILY [params] --seed S --out FILE.csv [--manifest M]`.
+
+use crate::bench::upsert_entry;
+use crate::gen::{self, Family, GenSpec, TreeDirection};
+use crate::instance::Model;
+use crate::schedule::writers::write_atomically;
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    #[command(subcommand)]
+    pub family: FamilyCmd,
+    /// Multiply every demand's bits by M (the high-multiplicity variant).
+    #[arg(long, global = true, default_value_t = 1, value_name = "M")]
+    pub mult: u64,
+    /// Bits per chunk the sizes are made for (copy_bw_bits_per_tick).
+    #[arg(long, global = true, default_value_t = 1024, value_name = "BITS")]
+    pub bw: u64,
+    /// Seed of the random families (same seed, same file).
+    #[arg(long, global = true, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the demands CSV here ("-" for stdout).
+    #[arg(long, short, global = true, value_name = "FILE.csv")]
+    pub out: Option<PathBuf>,
+    /// Write into this directory under the standard name
+    /// <family>_n<slots>[_tags]_m<mult>_s<seed>.csv.
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "out")]
+    pub out_dir: Option<PathBuf>,
+    /// Add (or replace) the instance's entry in this manifest.json, with its
+    /// known optima; the CSV must be in the manifest's directory tree.
+    #[arg(long, global = true, value_name = "manifest.json")]
+    pub manifest: Option<PathBuf>,
+    /// Models listed in the manifest entry.
+    #[arg(
+        long,
+        global = true,
+        value_delimiter = ',',
+        default_value = "STRICT1,READ1_WRITE1"
+    )]
+    pub models: Vec<Model>,
+}
+
+/// The families (doc/instances.md describes each).
+#[derive(Subcommand, Debug, Clone)]
+pub enum FamilyCmd {
+    /// Ring step: i -> i+1 (mod n).
+    Ring {
+        #[arg(long)]
+        n: u32,
+    },
+    /// Bidirectional ring: i -> i+1 and i+1 -> i.
+    #[command(name = "bidir_ring", alias = "bidir-ring")]
+    BidirRing {
+        #[arg(long)]
+        n: u32,
+    },
+    /// Ring with skip links i -> i+skip.
+    #[command(name = "ring_skip", alias = "ring-skip")]
+    RingSkip {
+        #[arg(long)]
+        n: u32,
+        #[arg(long)]
+        skip: u32,
+    },
+    /// Uniform all-to-all.
+    Alltoall {
+        #[arg(long)]
+        n: u32,
+    },
+    /// Mixture-of-experts all-to-all with Zipf-skewed expert popularity.
+    Moe {
+        #[arg(long)]
+        n: u32,
+        #[arg(long, default_value_t = 1)]
+        experts_per_rank: u32,
+        /// Tokens per rank.
+        #[arg(long, default_value_t = 1024)]
+        tokens: u64,
+        #[arg(long, default_value_t = 2)]
+        topk: u32,
+        /// Zipf exponent of expert popularity (0 = uniform).
+        #[arg(long, default_value_t = 1.0)]
+        zipf: f64,
+        #[arg(long, default_value_t = 12000)]
+        token_bits: u64,
+    },
+    /// Pipeline parallelism: activations forward, gradients backward.
+    Pipeline {
+        #[arg(long)]
+        stages: u32,
+        #[arg(long, default_value_t = 8)]
+        microbatches: u64,
+    },
+    /// Interleaved pipeline (virtual stages wrap last -> first).
+    #[command(name = "pipeline_interleaved", alias = "pipeline-interleaved")]
+    PipelineInterleaved {
+        #[arg(long)]
+        stages: u32,
+        #[arg(long, default_value_t = 8)]
+        microbatches: u64,
+        #[arg(long, default_value_t = 2)]
+        virtual_stages: u32,
+    },
+    /// Resharding from M equal shards to N equal shards.
+    Reshard {
+        #[arg(long)]
+        from: u32,
+        #[arg(long)]
+        to: u32,
+        /// Both layouts on the same ranks.
+        #[arg(long)]
+        in_place: bool,
+    },
+    /// Tree broadcast / reduce / allreduce (heap order, root 0).
+    Tree {
+        #[arg(long)]
+        n: u32,
+        #[arg(long, default_value_t = 2)]
+        arity: u32,
+        /// broadcast, reduce or allreduce.
+        #[arg(long, default_value = "broadcast")]
+        direction: TreeDirection,
+    },
+    /// Checkpoint: clients write to storage targets.
+    Star {
+        #[arg(long)]
+        clients: u32,
+        #[arg(long, default_value_t = 1)]
+        targets: u32,
+        /// Shard sizes vary by up to (1 + jitter) times.
+        #[arg(long, default_value_t = 0)]
+        jitter: u64,
+    },
+    /// Erdos-Renyi random graph.
+    Random {
+        #[arg(long)]
+        n: u32,
+        #[arg(long)]
+        p: f64,
+        #[arg(long, default_value_t = 1)]
+        max_chunks: u64,
+    },
+    /// Complete graph K_n (odd n: the odd-set bound case).
+    Clique {
+        #[arg(long)]
+        n: u32,
+    },
+    /// The Petersen graph.
+    Petersen,
+    /// The Blanuša snark (18 slots).
+    Blanusa,
+    /// Flower snark J_k (4k slots).
+    #[command(name = "flower_snark", alias = "flower-snark")]
+    FlowerSnark {
+        #[arg(long, default_value_t = 5)]
+        k: u32,
+    },
+}
+
+impl FamilyCmd {
+    fn to_family(&self) -> Family {
+        match self.clone() {
+            FamilyCmd::Ring { n } => Family::Ring { n },
+            FamilyCmd::BidirRing { n } => Family::BidirRing { n },
+            FamilyCmd::RingSkip { n, skip } => Family::RingSkip { n, skip },
+            FamilyCmd::Alltoall { n } => Family::Alltoall { n },
+            FamilyCmd::Moe {
+                n,
+                experts_per_rank,
+                tokens,
+                topk,
+                zipf,
+                token_bits,
+            } => Family::Moe {
+                n,
+                experts_per_rank,
+                tokens,
+                topk,
+                zipf,
+                token_bits,
+            },
+            FamilyCmd::Pipeline {
+                stages,
+                microbatches,
+            } => Family::Pipeline {
+                stages,
+                microbatches,
+            },
+            FamilyCmd::PipelineInterleaved {
+                stages,
+                microbatches,
+                virtual_stages,
+            } => Family::PipelineInterleaved {
+                stages,
+                microbatches,
+                virtual_stages,
+            },
+            FamilyCmd::Reshard { from, to, in_place } => Family::Reshard { from, to, in_place },
+            FamilyCmd::Tree {
+                n,
+                arity,
+                direction,
+            } => Family::Tree {
+                n,
+                arity,
+                direction,
+            },
+            FamilyCmd::Star {
+                clients,
+                targets,
+                jitter,
+            } => Family::Star {
+                clients,
+                targets,
+                jitter,
+            },
+            FamilyCmd::Random { n, p, max_chunks } => Family::Random { n, p, max_chunks },
+            FamilyCmd::Clique { n } => Family::Clique { n },
+            FamilyCmd::Petersen => Family::Petersen,
+            FamilyCmd::Blanusa => Family::Blanusa,
+            FamilyCmd::FlowerSnark { k } => Family::FlowerSnark { k },
+        }
+    }
+}
+
+/// `file` relative to the manifest's directory.
+fn relative_to_manifest(file: &Path, manifest: &Path) -> anyhow::Result<String> {
+    let dir = manifest.parent().unwrap_or(Path::new(""));
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let rel = abs(file)
+        .strip_prefix(abs(dir))
+        .map(Path::to_path_buf)
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "--manifest {}: the instance {} is not inside the manifest's directory",
+                manifest.display(),
+                file.display()
+            )
+        })?;
+    Ok(rel.to_string_lossy().replace('\\', "/"))
+}
+
+pub fn run(a: GenArgs) -> anyhow::Result<u8> {
+    let spec = GenSpec {
+        family: a.family.to_family(),
+        mult: a.mult,
+        bw: a.bw,
+        seed: a.seed,
+    };
+    let g = gen::generate(&spec)?;
+    let out = match (&a.out, &a.out_dir) {
+        (Some(o), _) => o.clone(),
+        (None, Some(dir)) => dir.join(gen::file_name(&spec, g.slots)),
+        (None, None) => anyhow::bail!("give --out FILE.csv (or - for stdout) or --out-dir DIR"),
+    };
+    if out == Path::new("-") {
+        if a.manifest.is_some() {
+            anyhow::bail!("--manifest needs a file --out, not stdout");
+        }
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        gen::write_demands_csv(&g, &mut w)?;
+        w.flush()?;
+        return Ok(0);
+    }
+    super::common::check_output_dir(&out)?;
+    write_atomically(&out, |w| gen::write_demands_csv(&g, w))
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    if let Some(manifest) = &a.manifest {
+        let file = relative_to_manifest(&out, manifest)?;
+        let set = std::path::absolute(manifest)
+            .ok()
+            .and_then(|p| {
+                p.parent()
+                    .and_then(|d| d.file_name())
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "set".into());
+        upsert_entry(
+            manifest,
+            &set,
+            gen::manifest_entry(&spec, &g, &file, &a.models),
+        )?;
+    }
+    eprintln!(
+        "wrote {} ({} slots, {} demands)",
+        out.display(),
+        g.slots,
+        g.demands.len()
+    );
+    Ok(0)
+}

@@ -1,0 +1,157 @@
+//! The `gen` and `bench` commands through the binary: exit codes, plain
+//! progress lines, manifests written by `gen`, `bench merge`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tickopt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tickopt"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn gen_writes_a_set_that_bench_runs_and_merge_joins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("mini");
+    std::fs::create_dir_all(&set).unwrap();
+    let manifest = set.join("manifest.json");
+    for args in [
+        &["ring", "--n", "5"][..],
+        &["clique", "--n", "5", "--mult", "3"],
+        &["moe", "--n", "4", "--tokens", "20", "--seed", "2"],
+        &["petersen"],
+    ] {
+        let mut a = vec!["gen"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--out-dir", s(&set), "--manifest", s(&manifest)]);
+        let o = tickopt(&a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // Regenerating one replaces its entry instead of adding another.
+    let o = tickopt(&[
+        "gen",
+        "ring",
+        "--n",
+        "5",
+        "--out-dir",
+        s(&set),
+        "--manifest",
+        s(&manifest),
+    ]);
+    assert!(o.status.success());
+    let m = tickopt::bench::Manifest::load(&set).unwrap();
+    assert_eq!(m.entries.len(), 4);
+    assert_eq!(m.set, "mini");
+    let k5 = m
+        .entries
+        .iter()
+        .flatten()
+        .find(|e| e.family == "clique")
+        .unwrap();
+    assert_eq!(k5.file, "clique_n5_m3_s0.csv");
+    assert_eq!(k5.known_optimum[&tickopt::instance::Model::Strict1], 15);
+
+    let whole = tmp.path().join("whole");
+    let o = tickopt(&["bench", s(&set), "--out", s(&whole), "--jobs", "2"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("[8/8]"),
+        "plain progress lines expected: {stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("report:") && stdout.contains("report.html"),
+        "{stdout}"
+    );
+
+    let mut shards = Vec::new();
+    for i in 1..=3 {
+        let d = tmp.path().join(format!("shard{i}"));
+        let shard = format!("{i}/3");
+        let o = tickopt(&[
+            "bench",
+            s(&set),
+            "--out",
+            s(&d),
+            "--shard",
+            &shard,
+            "--jobs",
+            "1",
+        ]);
+        assert!(o.status.success());
+        shards.push(d);
+    }
+    let merged = tmp.path().join("merged");
+    let mut a = vec!["bench", "merge"];
+    a.extend(shards.iter().map(|d| s(d)));
+    a.extend_from_slice(&["--out", s(&merged)]);
+    let o = tickopt(&a);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |d: &Path| {
+        let r = tickopt::bench::export::read_results(&d.join("results.json")).unwrap();
+        r.records
+            .iter()
+            .map(|r| r.without_timing())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(read(&merged), read(&whole));
+}
+
+#[test]
+fn gen_to_stdout_and_bad_parameters() {
+    let o = tickopt(&["gen", "bidir_ring", "--n", "3", "--out", "-"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        text,
+        "# tickopt gen bidir_ring n=3 mult=1 bw=1024 seed=0; slots=3 demands=6 chunks=6\n\
+         src_slot,dst_slot,bits_total\n0,1,1024\n0,2,1024\n1,0,1024\n1,2,1024\n2,0,1024\n2,1,1024\n"
+    );
+    let o = tickopt(&["gen", "ring", "--n", "1", "--out", "-"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ring: n must be >= 2"));
+    let o = tickopt(&["gen", "ring", "--n", "4"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn bench_with_a_failure_exits_2_and_still_writes_everything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("s");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::write(set.join("a.csv"), "0,1,10\n").unwrap();
+    std::fs::write(
+        set.join("manifest.json"),
+        r#"{"instances":[{"file":"a.csv","bw":10},{"file":"gone.csv","bw":10}]}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = tickopt(&[
+        "bench",
+        s(&set),
+        "--out",
+        s(&out),
+        "--models",
+        "READ1_WRITE1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("gone.csv") && stderr.contains("FAILED"),
+        "{stderr}"
+    );
+    for f in ["results.json", "results.csv", "report.md", "report.html"] {
+        assert!(out.join(f).is_file());
+    }
+    let o = tickopt(&["bench", s(&set), "--out", s(&out), "--shard", "3/2"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad shard"));
+}

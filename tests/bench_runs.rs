@@ -1,0 +1,382 @@
+//! `tickopt bench` end to end on small sets: outputs, validation,
+//! determinism across thread counts, resume after an interrupt, shards and
+//! merge, failures recorded while the rest runs, copyspace-guard columns.
+
+use std::path::{Path, PathBuf};
+use tickopt::bench::journal::JOURNAL_FILE;
+use tickopt::bench::{self, BenchOptions, BenchRecord, Shard};
+use tickopt::gen::{self, Family, GenSpec};
+use tickopt::instance::{read_instance_file, Limits, Model, Overrides};
+use tickopt::validate::validate_expanded;
+use tickopt::{solve_instance, SolveRequest};
+
+/// Writes a small set of generated instances into `dir` with a manifest.
+fn make_set(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let fams = [
+        (Family::Alltoall { n: 6 }, 1),
+        (Family::Ring { n: 7 }, 1000),
+        (Family::Petersen, 1),
+        (Family::Clique { n: 5 }, 2),
+        (
+            Family::Pipeline {
+                stages: 4,
+                microbatches: 3,
+            },
+            1,
+        ),
+        (
+            Family::Moe {
+                n: 6,
+                experts_per_rank: 1,
+                tokens: 50,
+                topk: 2,
+                zipf: 1.0,
+                token_bits: 700,
+            },
+            1,
+        ),
+    ];
+    for (family, mult) in fams {
+        let spec = GenSpec {
+            family,
+            mult,
+            bw: 1000,
+            seed: 1,
+        };
+        let g = gen::generate(&spec).unwrap();
+        let name = gen::file_name(&spec, g.slots);
+        let mut f = std::fs::File::create(dir.join(&name)).unwrap();
+        gen::write_demands_csv(&g, &mut f).unwrap();
+        let entry = gen::manifest_entry(&spec, &g, &name, &Model::ALL);
+        bench::upsert_entry(&dir.join("manifest.json"), "small", entry).unwrap();
+    }
+}
+
+fn opts(jobs: usize) -> BenchOptions {
+    BenchOptions {
+        jobs,
+        ..Default::default()
+    }
+}
+
+fn untimed(rs: &[BenchRecord]) -> Vec<BenchRecord> {
+    rs.iter().map(BenchRecord::without_timing).collect()
+}
+
+fn run(sets: &[PathBuf], out: &Path, o: &BenchOptions) -> bench::BenchOutcome {
+    bench::run_bench(sets, out, o, &|_| {}).unwrap()
+}
+
+#[test]
+fn small_set_end_to_end_and_every_schedule_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let out = tmp.path().join("out");
+    let outcome = run(std::slice::from_ref(&set), &out, &opts(2));
+    let rs = &outcome.results.records;
+    assert_eq!(rs.len(), 12);
+    assert_eq!(outcome.failed, 0);
+    for f in [
+        "results.json",
+        "results.csv",
+        "report.md",
+        "report.html",
+        JOURNAL_FILE,
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let manifest = bench::Manifest::load(&set).unwrap();
+    for r in rs {
+        assert_eq!(r.valid, Some(true), "{}", r.instance);
+        assert_ne!(
+            r.known_check.as_deref(),
+            Some("contradiction"),
+            "{}",
+            r.instance
+        );
+        assert!(r.lower_bound.unwrap() <= r.ticks.unwrap());
+        assert_eq!(r.instance_hash.len(), 64);
+        // Independent re-check: solve again and validate the expanded schedule.
+        let entry = manifest
+            .entries
+            .iter()
+            .flatten()
+            .find(|e| e.file == r.file)
+            .unwrap();
+        let model: Model = r.model.parse().unwrap();
+        let inst = read_instance_file(
+            &set.join(&r.file),
+            &Overrides {
+                model: Some(model),
+                bw: entry.bw,
+                slots: entry.slots,
+            },
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(bench::instance_hash(&inst), r.instance_hash);
+        let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+        assert_eq!(Some(sol.ticks), r.ticks);
+        assert!(validate_expanded(&inst, &sol.schedule).passed());
+    }
+    // R1W1 is exact: ticks equal the König optimum recorded in the manifest.
+    for r in rs.iter().filter(|r| r.model == "READ1_WRITE1") {
+        assert_eq!(r.known_check.as_deref(), Some("match"), "{}", r.instance);
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("copyspace-guard was not compared"));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Time against size"));
+    // Self-contained: no scripts, no external resources.
+    assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href="));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 13);
+}
+
+#[test]
+fn records_do_not_depend_on_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let a = run(std::slice::from_ref(&set), &tmp.path().join("a"), &opts(1));
+    let b = run(std::slice::from_ref(&set), &tmp.path().join("b"), &opts(3));
+    assert_eq!(untimed(&a.results.records), untimed(&b.results.records));
+}
+
+#[test]
+fn resume_after_an_interrupt_equals_one_clean_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let clean = run(
+        std::slice::from_ref(&set),
+        &tmp.path().join("clean"),
+        &opts(2),
+    );
+
+    // Simulate an interrupt: 5 records made it to the journal, a sixth was
+    // cut short mid-line, and no final outputs were written.
+    let out = tmp.path().join("interrupted");
+    std::fs::create_dir_all(&out).unwrap();
+    let journal = std::fs::read_to_string(tmp.path().join("clean").join(JOURNAL_FILE)).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    let mut partial = lines[..5].join("\n");
+    partial.push('\n');
+    partial.push_str(&lines[5][..lines[5].len() / 2]);
+    std::fs::write(out.join(JOURNAL_FILE), partial).unwrap();
+
+    let resumed = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            resume: true,
+            ..opts(2)
+        },
+    );
+    assert_eq!(resumed.reused, 5);
+    assert_eq!(resumed.ran, clean.results.records.len() - 5);
+    assert_eq!(
+        untimed(&resumed.results.records),
+        untimed(&clean.results.records)
+    );
+    // The journal now holds every run once, and a second resume runs nothing.
+    let again = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            resume: true,
+            ..opts(2)
+        },
+    );
+    assert_eq!((again.ran, again.reused), (0, clean.results.records.len()));
+    // Different options do not reuse records.
+    let other = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            resume: true,
+            solver: tickopt::SolverChoice::Greedy,
+            ..opts(2)
+        },
+    );
+    assert_eq!(other.reused, 0);
+}
+
+#[test]
+fn two_shards_merged_equal_one_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let whole = run(
+        std::slice::from_ref(&set),
+        &tmp.path().join("whole"),
+        &opts(2),
+    );
+    let mut dirs = Vec::new();
+    let mut sizes = Vec::new();
+    for i in 1..=2 {
+        let d = tmp.path().join(format!("shard{i}"));
+        let o = run(
+            std::slice::from_ref(&set),
+            &d,
+            &BenchOptions {
+                shard: Some(Shard { index: i, count: 2 }),
+                ..opts(1)
+            },
+        );
+        sizes.push(o.results.records.len());
+        dirs.push(d);
+    }
+    assert!(sizes.iter().all(|&n| n > 0));
+    assert_eq!(sizes.iter().sum::<usize>(), whole.results.records.len());
+    let merged = bench::merge(&dirs, &tmp.path().join("merged")).unwrap();
+    assert_eq!(untimed(&merged.records), untimed(&whole.results.records));
+    assert_eq!(merged.header.sets, whole.results.header.sets);
+    // Merging the same shard twice keeps each run once.
+    let twice = bench::merge(
+        &[dirs[0].clone(), dirs[0].clone(), dirs[1].clone()],
+        &tmp.path().join("m2"),
+    )
+    .unwrap();
+    assert_eq!(untimed(&twice.records), untimed(&whole.results.records));
+}
+
+#[test]
+fn a_bad_instance_or_entry_is_recorded_and_the_others_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("bad");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::write(
+        set.join("good.csv"),
+        "src_slot,dst_slot,bits_total\n0,1,300\n1,2,100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        set.join("broken.csv"),
+        "src_slot,dst_slot,bits_total\n0,1,300\n2,2,5\n",
+    )
+    .unwrap();
+    std::fs::write(
+        set.join("manifest.json"),
+        r#"{"set":"bad","instances":[
+            {"file":"good.csv","family":"test","bw":100},
+            {"file":"broken.csv","family":"test","bw":100,"models":["STRICT1"]},
+            {"file":"missing.csv","family":"test","bw":100,"models":["READ1_WRITE1"]},
+            {"file":"weird.csv","bw":"lots"}
+        ]}"#,
+    )
+    .unwrap();
+    let nowhere = tmp.path().join("no-such-set");
+    let out = tmp.path().join("out");
+    let o = run(&[set.clone(), nowhere], &out, &opts(2));
+    let rs = &o.results.records;
+    let ok: Vec<_> = rs.iter().filter(|r| !r.is_failed()).collect();
+    assert_eq!(ok.len(), 2, "good.csv under both models");
+    assert!(ok.iter().all(|r| r.file == "good.csv"));
+    let err = |needle: &str| {
+        rs.iter()
+            .filter(|r| r.is_failed())
+            .find(|r| r.error.as_deref().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("no failure mentioning {needle}: {rs:#?}"))
+            .clone()
+    };
+    let broken = err("broken.csv");
+    assert!(
+        broken.error.as_deref().unwrap().contains("broken.csv:3:"),
+        "{broken:?}"
+    );
+    assert_eq!(broken.model, "STRICT1");
+    err("missing.csv");
+    let weird = err("weird.csv");
+    assert!(weird.error.as_deref().unwrap().contains("instances[3]"));
+    err("no-such-set");
+    assert_eq!(o.failed, 4);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("## Failures") && md.contains("missing.csv"));
+}
+
+#[cfg(unix)]
+#[test]
+fn compare_cg_adds_columns_mock() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    // A stand-in for copyspace-guard: writes the summary.json fields we read.
+    let mock = tmp.path().join("cg-mock");
+    std::fs::write(
+        &mock,
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --outdir ]; then out=$2; fi; shift; done\nmkdir -p \"$out\"\necho '{\"reports\":{\"greedy\":{\"ticks_total\":99,\"lower_bound_ticks\":7,\"bounds_complete\":true}}}' > \"$out/summary.json\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&mock, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            compare_cg: Some(mock),
+            ..opts(2)
+        },
+    );
+    assert!(o.results.header.compare_cg);
+    for r in &o.results.records {
+        let cg = r.cg.as_ref().unwrap();
+        assert_eq!(
+            (cg.ticks, cg.lower_bound, cg.error.as_deref()),
+            (Some(99), Some(7), None)
+        );
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("copyspace-guard was compared") && md.contains("cg ticks"));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("cg_ticks,cg_lower_bound,cg_seconds"));
+}
+
+/// The real copyspace-guard, when installed (scripts or CI set TICKOPT_CG,
+/// or `../shared/tools/cg.sh` put it in target/cg-venv).
+#[test]
+fn compare_cg_real_copyspace_guard() {
+    let cg = std::env::var_os("TICKOPT_CG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/cg-venv/bin/copyspace-guard")
+        });
+    if !cg.exists() {
+        eprintln!("skipped: copyspace-guard not installed (set TICKOPT_CG)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let o = run(
+        std::slice::from_ref(&set),
+        &tmp.path().join("out"),
+        &BenchOptions {
+            compare_cg: Some(cg),
+            ..opts(2)
+        },
+    );
+    for r in &o.results.records {
+        let cg = r.cg.as_ref().unwrap();
+        assert_eq!(cg.error, None, "{}", r.instance);
+        // copyspace-guard's greedy is a valid schedule and its bound is a
+        // valid bound: neither may beat tickopt's proven numbers.
+        assert!(
+            cg.ticks.unwrap() >= r.lower_bound.unwrap(),
+            "{}",
+            r.instance
+        );
+        assert!(
+            cg.lower_bound.unwrap() <= r.ticks.unwrap(),
+            "{}",
+            r.instance
+        );
+    }
+}
