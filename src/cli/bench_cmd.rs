@@ -148,14 +148,16 @@ fn print_summary(results: &Results, out: &std::path::Path) {
     let rs = &results.records;
     if rs.len() <= 40 {
         println!(
-            "{:<40} {:<12} {:>10} {:>10} {:<18} {:>9}",
-            "instance", "model", "LB", "ticks", "status", "seconds"
+            "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {:<18} {:>9}",
+            "instance", "model", "slots", "chunks", "LB", "ticks", "status", "seconds"
         );
         for r in rs {
             println!(
-                "{:<40} {:<12} {:>10} {:>10} {:<18} {:>9}",
+                "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {:<18} {:>9}",
                 format!("{}/{}", r.set, r.instance),
                 r.model,
+                r.slots.map(|v| v.to_string()).unwrap_or("-".into()),
+                r.chunks.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.lower_bound.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.ticks.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.status,
