@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop tests against copyspace-guard (the reference validator):
-#  1. every schedule `tickopt solve` writes (JSON and CSV) is PASSed by
+#  1. every schedule `tickopt solve` writes (JSON and CSV) passes `tickopt
+#     verify` with its certificate, and is PASSed by
 #     `copyspace-guard validate`, with the same tick count, and tickopt's
 #     lower bound is never below copyspace-guard's;
 #  2. `copyspace-guard audit --solver-plugin solvers/tickopt_plugin.py`
@@ -59,6 +60,8 @@ else:
     inst = {"version": 0, "model": model or "STRICT1", "slots": n, "copy_bw_bits_per_tick": int(bw), "demands": dem}
 json.dump(inst, open(dst, "w"))
 PY
+  check "$name: tickopt verify (certificate)" "$T" verify "$file" "$out/$name.sched.json" "$out/$name.summary.json" "${args[@]}" >/dev/null
+  check "$name: tickopt verify (CSV schedule)" "$T" verify "$file" "$out/$name.sched.csv" "$out/$name.summary.json" "${args[@]}" >/dev/null
   check "$name: copyspace-guard validate (JSON)" "$CG/copyspace-guard" validate "$out/$name.inst.json" "$out/$name.sched.json" --report "$out/$name.cg.json" >/dev/null
   "$CG/copyspace-guard" schedule-csv-to-json --csv "$out/$name.sched.csv" --out "$out/$name.fromcsv.json" \
     --model "$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["model"])' "$out/$name.inst.json")" >/dev/null
