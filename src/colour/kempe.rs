@@ -6,7 +6,9 @@
 //! `u` and `b` free at `v`, the `a/b` path starting at `v` is swapped unless
 //! it ends at `u`, freeing `a` at `v`, (3) otherwise a kick: take a colour
 //! free at one end and evict the chunk holding it at the other end (the
-//! hill-climbing move of Dinitz-Stinson for one-factorisations).
+//! hill-climbing move of Dinitz-Stinson for one-factorisations); (4) now and
+//! then, and always when a lone defect is trapped on an `a/b` parity, a random
+//! colour is forced on the chunk, evicting up to two chunks.
 //! Per move O(target) worst case for the free-colour scan (usually O(1)) plus
 //! O(n) for a chain. A deterministic xorshift drives the random choices, and
 //! a move budget (not a clock) bounds the search, so the result is reproducible.
@@ -148,16 +150,34 @@ impl Search<'_> {
         let k = self.pal.free[v as usize].len();
         (k > 0).then(|| self.pal.free[v as usize][self.rng.below(k)])
     }
-    /// Places chunk `x`; returns a chunk it evicted, if any.
-    fn place(&mut self, x: u32) -> Option<u32> {
+    /// Places chunk `x`, pushing the chunks it evicted onto `out`. `alone` says no
+    /// other chunk is uncoloured: then, if both ends miss exactly one colour (`a` at
+    /// `u`, `b` at `v`), every other vertex is saturated, the `a/b` chain must end at
+    /// `u`, and plain kicks only walk the defect along `a/b` paths forever (a parity
+    /// trap), so a random colour is forced instead, evicting up to two chunks.
+    fn place(&mut self, x: u32, alone: bool, out: &mut Vec<u32>) {
         let (u, v) = self.chunks[x as usize];
         if let Some(c) = self.common_free(u, v) {
             self.assign(x, c);
-            return None;
+            return;
         }
         let (Some(a), Some(b)) = (self.random_free(u), self.random_free(v)) else {
-            return None; // cannot happen when target >= max degree
+            return; // cannot happen when target >= max degree
         };
+        let tight =
+            alone && self.pal.free[u as usize].len() == 1 && self.pal.free[v as usize].len() == 1;
+        if tight || self.rng.below(16) == 0 {
+            let c = self.rng.below(self.pal.t) as u32;
+            for w in [u, v] {
+                let y = self.pal.holder(w, c);
+                if y != NONE {
+                    self.unassign(y);
+                    out.push(y);
+                }
+            }
+            self.assign(x, c);
+            return;
+        }
         let (s, o, a, b) = if self.rng.next() & 1 == 0 {
             (u, v, a, b)
         } else {
@@ -165,13 +185,13 @@ impl Search<'_> {
         };
         if self.kempe(s, o, a, b) {
             self.assign(x, a);
-            return None;
+            return;
         }
         // Kick: colour `a` is free at `s`; evict its holder at `o`.
         let y = self.pal.holder(o, a);
         self.unassign(y);
         self.assign(x, a);
-        Some(y)
+        out.push(y);
     }
 }
 
@@ -212,12 +232,12 @@ pub fn colour_chunks(
         }
     }
     let mut moves = 0u64;
+    let mut evicted = Vec::new();
     while moves < max_moves {
         let Some(x) = queue.pop_front() else { break };
         moves += 1;
-        if let Some(y) = s.place(x) {
-            queue.push_back(y);
-        }
+        s.place(x, queue.is_empty(), &mut evicted);
+        queue.extend(evicted.drain(..));
     }
     // Extra colours for whatever is left (valid but above target).
     let mut extra: Vec<Vec<bool>> = Vec::new();

@@ -5,7 +5,7 @@
 //! 2. Kempe search on chunks with `LB` colours, when multiplicities are low;
 //! 3. column generation + rounding + residual repair (multiplicity-independent);
 //! 4. Kempe on chunks as a fallback for high multiplicities that still fit;
-//! 5. exact assignment ILP with `LB` colours when the model is small: a feasible
+//! 5. exact assignment ILP with `LB` colours when `chunks * LB` is small: a feasible
 //!    answer is used, an infeasible one is the `optimal_exhaustive` proof.
 //!
 //! The result is re-checked; if a phase produced an invalid schedule (a bug),
@@ -36,6 +36,8 @@ const LP_EDGE_LIMIT: usize = 200_000;
 const LP_MAX_ROUNDS: u64 = 20_000;
 /// Largest exact ILP (binary variables).
 const EXACT_VARS: u64 = 50_000;
+/// Largest `chunks * LB` for the exact search (its difficulty grows with both).
+const EXACT_CHUNK_COLOURS: u64 = 200_000;
 /// Default MIP time limit.
 const DEFAULT_TIME: Duration = Duration::from_secs(10);
 
@@ -91,6 +93,11 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         method: "greedy",
     };
 
+    let g = mult.iter().fold(0u64, |a, &b| gcd(a, b));
+    if best.ticks > lb && g > 1 {
+        gcd_phase(n, edges, g, lb, input.time_limit, &mut best, &mut stats);
+    }
+
     let chunks: u64 = mult.iter().sum();
     let max_m = mult.iter().copied().max().unwrap_or(0);
     let kempe_fits =
@@ -101,13 +108,13 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         kempe_done = true;
     }
     if best.ticks > lb && edges.len() <= LP_EDGE_LIMIT {
-        lp_phase(n, edges, &greedy, lb, time_limit / 5, &mut best, &mut stats);
+        lp_phase(n, edges, &greedy, lb, time_limit, &mut best, &mut stats);
     }
     if best.ticks > lb && kempe_fits && !kempe_done {
         kempe_phase(n, edges, &mult, lb, &mut best, &mut stats);
     }
     let mut exhaustive = None;
-    if best.ticks > lb {
+    if best.ticks > lb && chunks.saturating_mul(lb) <= EXACT_CHUNK_COLOURS {
         exhaustive = exact_phase(n, edges, &mult, lb, time_limit, &mut best, &mut stats);
     }
 
@@ -133,6 +140,42 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         exhaustive,
         stats,
     }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// All multiplicities share the factor `g`: colour the graph with `m_e / g` and
+/// repeat every round `g` times. Delta and Gamma scale by `g`, so this is optimal
+/// whenever the reduced colouring meets `ceil(LB / g)` and `g` divides `LB`.
+fn gcd_phase(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    g: u64,
+    lb: u64,
+    time_limit: Option<Duration>,
+    best: &mut Best,
+    stats: &mut ColourStats,
+) {
+    let reduced: Vec<(u32, u32, u64)> = edges.iter().map(|&(a, b, m)| (a, b, m / g)).collect();
+    let mult: Vec<u64> = reduced.iter().map(|e| e.2).collect();
+    let delta = degrees(n, &reduced, &mult).into_iter().max().unwrap_or(0);
+    let sub = colour_strict1(&ColourInput {
+        n,
+        edges: &reduced,
+        lower_bound: lb.div_ceil(g),
+        delta,
+        time_limit,
+    });
+    stats.gcd = g;
+    stats.kempe_moves += sub.stats.kempe_moves;
+    let scaled = sub.rounds.into_iter().map(|(r, m)| (r * g, m)).collect();
+    best.offer(scaled, "gcd_scaled");
 }
 
 fn kempe_phase(
@@ -165,16 +208,19 @@ fn lp_phase(
     edges: &[(u32, u32, u64)],
     greedy: &[(u64, Vec<u32>)],
     lb: u64,
-    ilp_time: Duration,
+    time_limit: Duration,
     best: &mut Best,
     stats: &mut ColourStats,
 ) {
     let t = Instant::now();
-    let start: Vec<Vec<u32>> = merge_rounds(greedy.iter().cloned())
+    // The LP gets `time_limit`, the repair `time_limit / 2`, one residual ILP a fifth.
+    let (lp_time, ilp_time) = (time_limit, time_limit / 5);
+    let mut start: Vec<Vec<u32>> = merge_rounds(greedy.iter().cloned())
         .into_iter()
         .map(|r| r.1)
         .collect();
-    let lp = fractional_colouring(n, edges, &start, lb as f64, LP_MAX_ROUNDS);
+    start.extend(sketch_columns(n, edges));
+    let lp = fractional_colouring(n, edges, &start, lb as f64, LP_MAX_ROUNDS, lp_time);
     stats.lp_s = t.elapsed().as_secs_f64();
     let Some(lp) = lp else { return };
     stats.lp_value = Some(lp.value);
@@ -183,6 +229,7 @@ fn lp_phase(
     stats.pricing_rounds = lp.pricing_rounds;
     stats.lp_iterations = lp.iterations;
     let t = Instant::now();
+    let deadline = t + time_limit / 2;
     if let Some(r) = round_and_repair(
         n,
         edges,
@@ -190,6 +237,7 @@ fn lp_phase(
         &lp.y,
         lb,
         ilp_time,
+        deadline,
         MOVES_PER_CHUNK,
         stats,
     ) {
@@ -197,6 +245,29 @@ fn lp_phase(
         best.offer(r, "lp_round");
     }
     stats.round_s = t.elapsed().as_secs_f64();
+}
+
+/// Start columns from a sketch: the colour classes of a Kempe colouring of the
+/// multigraph with multiplicities scaled down to at most 4 (proportions kept).
+/// They are near-optimal matchings for the LP and cost O(4 |E|) chunks, whatever
+/// the multiplicities.
+fn sketch_columns(n: usize, edges: &[(u32, u32, u64)]) -> Vec<Vec<u32>> {
+    let max_m = edges.iter().map(|e| e.2).max().unwrap_or(1);
+    let s = max_m.div_ceil(4).max(1);
+    let small: Vec<u64> = edges.iter().map(|e| e.2.div_ceil(s)).collect();
+    let (chunks, owner) = expand_chunks(edges, &small);
+    if chunks.len() as u64 > KEMPE_CHUNK_LIMIT {
+        return Vec::new();
+    }
+    let d = degrees(n, edges, &small).into_iter().max().unwrap_or(0);
+    if (n as u64).saturating_mul(d + 1) > KEMPE_SLOT_LIMIT {
+        return Vec::new();
+    }
+    let k = colour_chunks(n, &chunks, d as u32, 20 * chunks.len() as u64, 0x5bd1_e995);
+    classes_to_rounds(&k.colour, &owner)
+        .into_iter()
+        .map(|r| r.1)
+        .collect()
 }
 
 fn exact_phase(

@@ -2,8 +2,8 @@
 //! sub-step): round down ([`super::rounding`]), colour the small residual
 //! multigraph within the remaining budget by Kempe search, then by the
 //! assignment ILP; if neither fits, move repeats back from the kept columns
-//! into the residual (`release` = 1, 2, 4, ...) and retry. The residual size
-//! depends on the LP support, not on the multiplicities.
+//! into the residual (`release` = 1, 2, 4, ...) and retry, until a deadline.
+//! The residual size depends on the LP support, not on the multiplicities.
 
 use super::assign_ilp::{t_colourable, IlpOutcome};
 use super::check::check_rounds;
@@ -11,7 +11,7 @@ use super::kempe::colour_chunks;
 use super::rounding::round_down;
 use super::rounds::{classes_to_rounds, degrees, expand_chunks, merge_rounds, ticks};
 use super::types::ColourStats;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Residual chunk count above which a release level is not tried.
 const RESIDUAL_CHUNK_LIMIT: u64 = 200_000;
@@ -28,12 +28,18 @@ pub fn round_and_repair(
     y: &[f64],
     lower_bound: u64,
     ilp_time: Duration,
+    deadline: Instant,
     moves_per_chunk: u64,
     stats: &mut ColourStats,
 ) -> Option<Vec<(u64, Vec<u32>)>> {
     let mut best: Option<Vec<(u64, Vec<u32>)>> = None;
     let mut release = 0u64;
     loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return best;
+        }
+        let ilp_time = ilp_time.min(left);
         let Some(r) = round_down(edges, columns, y, lower_bound, release) else {
             release = next_release(release);
             if release > lower_bound {
@@ -61,7 +67,7 @@ pub fn round_and_repair(
         if fits {
             return Some(all);
         }
-        if best.as_ref().is_none_or(|b| ticks(&all) < ticks(b)) {
+        if best.as_ref().map_or(true, |b| ticks(&all) < ticks(b)) {
             best = Some(all);
         }
         if r.kept.is_empty() {

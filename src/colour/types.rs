@@ -51,10 +51,12 @@ pub struct ExhaustiveProof {
 /// Diagnostics: which phase produced the colouring and what each phase cost.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ColourStats {
-    /// Phase that produced the returned colouring: `greedy`, `kempe`, `lp_round`, `exact_ilp`.
+    /// Phase that produced the returned colouring: `greedy`, `gcd_scaled`, `kempe`, `lp_round`, `exact_ilp`.
     pub method: String,
     /// Lower bound used (the caller's, raised to the computed Delta if that was larger).
     pub lower_bound: u64,
+    /// Common factor of all multiplicities that was divided out first (0 or 1: none).
+    pub gcd: u64,
     /// Ticks of the compact greedy start.
     pub greedy_ticks: u64,
     /// Ticks reached by Kempe-chain recolouring of chunks (if run).

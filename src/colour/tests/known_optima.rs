@@ -96,3 +96,19 @@ fn empty_and_single_edge() {
     assert_eq!(c.ticks, 5);
     assert_eq!(c.rounds.len(), 1);
 }
+
+#[test]
+fn same_input_same_output() {
+    let mut rng = TestRng(99);
+    for case in 0..6 {
+        let e = if case % 2 == 0 {
+            random_graph(&mut rng, 12, 50, 3)
+        } else {
+            petersen(1000 + 2 * case)
+        };
+        let a = solve_checked(12, &e);
+        let b = solve_checked(12, &e);
+        assert_eq!(a.rounds, b.rounds);
+        assert_eq!(a.ticks, b.ticks);
+    }
+}

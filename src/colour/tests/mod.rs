@@ -28,7 +28,7 @@ pub fn brute_ceil_gamma(n: usize, edges: &[(u32, u32, u64)]) -> u64 {
     let mut best = 0u64;
     for s in 0u32..(1u32 << n) {
         let k = s.count_ones() as u64;
-        if k < 3 || k % 2 == 0 {
+        if k < 3 || k & 1 == 0 {
             continue;
         }
         let e: u64 = edges

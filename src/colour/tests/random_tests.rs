@@ -52,7 +52,11 @@ proptest! {
         raw in proptest::collection::vec((0u32..12, 0u32..12, 1u64..30), 5..50),
         scale in prop_oneof![Just(1u64), Just(1000u64)],
     ) {
-        let e: Edges = graph(n, raw, 10_000).into_iter().map(|(a, b, m)| (a, b, m * scale)).collect();
+        // The offset keeps the gcd at 1, so the LP route (not gcd scaling) is exercised.
+        let e: Edges = graph(n, raw, 10_000)
+            .into_iter()
+            .map(|(a, b, m)| (a, b, m * scale + if scale > 1 { ((a + 3 * b) % 5) as u64 } else { 0 }))
+            .collect();
         let d = delta(n, &e);
         let g = brute_ceil_gamma(n, &e);
         let c = solve_with_lb(n, &e, d.max(g));
