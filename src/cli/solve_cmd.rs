@@ -30,8 +30,11 @@ pub struct SolveArgs {
     /// exact: the exact method only.
     #[arg(long, default_value = "auto", value_name = "SOLVER")]
     pub solver: SolverChoice,
-    /// Time limit in seconds for exact searches (ILP); when it runs out the
-    /// best schedule so far is returned with an honest status.
+    /// Time limit in seconds for each exact phase of the STRICT1 engine (LP
+    /// column generation, residual repair, exhaustive ILP; default 10 s each,
+    /// so a solve takes at most about twice this). When it runs out, the best
+    /// schedule so far is returned with an honest status. Results are
+    /// deterministic unless a limit fires.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// Worker threads (default: all cores). Output does not depend on it.
