@@ -47,7 +47,9 @@ impl Schedule {
         if repeat == 0 || demands.is_empty() {
             return;
         }
-        demands.sort_unstable();
+        if demands.windows(2).any(|w| w[0] > w[1]) {
+            demands.sort_unstable();
+        }
         if let Some(last) = self.rounds.last_mut() {
             if last.demands == demands {
                 last.repeat += repeat;

@@ -65,12 +65,19 @@ struct Peeler {
     adj: Vec<Vec<(u32, u32)>>,
     /// Live edges at each right vertex as (edge, left end).
     radj: Vec<Vec<(u32, u32)>>,
-    /// Edge of each (left, right) pair when `n <= DENSE_INDEX_MAX_SLOTS`
-    /// (NONE if absent): lets [`Peeler::swap_repair`] test a pair in O(1).
+    /// Live edge of each (left, right) pair when `n <= DENSE_INDEX_MAX_SLOTS`
+    /// (NONE if absent or exhausted; with two edges on one pair, one of
+    /// them): lets [`Peeler::swap_repair`] test a pair in O(1).
     pair_edge: Vec<u32>,
     n: usize,
     match_left: Vec<u32>,
     match_right: Vec<u32>,
+    /// Demand of the edge matched at each left vertex (NONE: dummy or
+    /// unmatched), kept beside `match_left` so emitting a round reads one
+    /// contiguous array.
+    match_demand: Vec<u32>,
+    /// Right end of the edge matched at each left vertex (NONE: unmatched).
+    mate: Vec<u32>,
     /// Ticks peeled so far; a matched edge's remaining multiplicity is
     /// `key - peeled` where `key = mult_when_matched + peeled_when_matched`.
     peeled: u64,
@@ -162,6 +169,8 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
         n,
         match_left: vec![NONE; n],
         match_right: vec![NONE; n],
+        match_demand: vec![NONE; n],
+        mate: vec![NONE; n],
         peeled: 0,
         keys: vec![0; m],
         heap: BinaryHeap::new(),
@@ -187,10 +196,7 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             p.heap.pop();
         };
         round.clear();
-        round.extend(p.match_left.iter().filter_map(|&e| {
-            let d = p.edges[e as usize].demand;
-            (d != NONE).then_some(d)
-        }));
+        round.extend(p.match_demand.iter().copied().filter(|&d| d != NONE));
         schedule.push(r, round.clone());
         p.peeled += r;
         // Remove the pairs that ran out, then repair the matching.
@@ -204,14 +210,22 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
                 let (l, rt) = (p.edges[e as usize].left, p.edges[e as usize].right);
                 p.match_left[l as usize] = NONE;
                 p.match_right[rt as usize] = NONE;
+                p.match_demand[l as usize] = NONE;
+                p.mate[l as usize] = NONE;
                 p.edges[e as usize].mult = 0;
                 p.remove_from_adj(e);
-                freed.push(l);
+                freed.push((l, rt));
             }
         }
         if p.peeled < delta {
-            for l in freed {
-                if !p.swap_repair(l) {
+            for k in 0..freed.len() {
+                let l = freed[k].0;
+                // A right vertex freed in this peel and still free.
+                let v = freed
+                    .iter()
+                    .map(|f| f.1)
+                    .find(|&v| p.match_right[v as usize] == NONE);
+                if !v.is_some_and(|v| p.swap_repair(l, v)) {
                     p.augment(l);
                 }
             }
@@ -239,6 +253,9 @@ impl Peeler {
             self.edges[e as usize].right as usize,
             self.edges[e as usize].rpos as usize,
         );
+        if !self.pair_edge.is_empty() && self.pair_edge[l * self.n + r] == e {
+            self.pair_edge[l * self.n + r] = NONE;
+        }
         let (rlast, _) = *self.radj[r].last().expect("edge is in its adjacency list");
         self.radj[r].swap_remove(rpos);
         if rlast != e {
@@ -251,6 +268,8 @@ impl Peeler {
         let key = edge.mult + self.peeled;
         self.match_left[edge.left as usize] = e;
         self.match_right[edge.right as usize] = e;
+        self.match_demand[edge.left as usize] = edge.demand;
+        self.mate[edge.left as usize] = edge.right;
         self.keys[e as usize] = key;
         self.heap.push(Reverse((key, e)));
     }
@@ -265,32 +284,27 @@ impl Peeler {
     /// pair `x -> v` whose matched right `y` has a live pair `u -> y`, and
     /// swaps (path of length 3). O(deg(v)) with the dense pair index;
     /// returns false (and changes nothing) when there is none.
-    fn swap_repair(&mut self, u: u32) -> bool {
+    fn swap_repair(&mut self, u: u32, v: u32) -> bool {
         if self.pair_edge.is_empty() {
             return false;
         }
-        let Some(v) = (0..self.n).find(|&v| self.match_right[v] == NONE) else {
-            return false;
-        };
+        let v = v as usize;
+        // `pair_edge` holds live edges only (cleared on removal), and `u` is
+        // free, so a non-NONE entry at `u` is a live unmatched edge.
         let direct = self.pair_edge[u as usize * self.n + v];
-        if direct != NONE && self.edges[direct as usize].mult > 0 {
+        if direct != NONE {
             self.set_matched(direct);
             return true;
         }
         for k in 0..self.radj[v].len() {
             let (e_xv, x) = self.radj[v][k];
-            let m = self.match_left[x as usize];
-            if m == NONE {
+            let y = self.mate[x as usize];
+            if y == NONE {
                 continue;
             }
-            let y = self.edges[m as usize].right as usize;
-            let e_uy = self.pair_edge[u as usize * self.n + y];
-            if e_uy != NONE
-                && e_uy != m
-                && self.edges[e_uy as usize].mult > 0
-                && !self.is_matched(e_uy)
-            {
-                self.unset_matched(m);
+            let e_uy = self.pair_edge[u as usize * self.n + y as usize];
+            if e_uy != NONE {
+                self.unset_matched(self.match_left[x as usize]);
                 self.set_matched(e_xv);
                 self.set_matched(e_uy);
                 return true;
