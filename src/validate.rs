@@ -453,7 +453,7 @@ fn chunk_bits_between(inst: &Instance, i: usize, from: u64, to: u64) -> u128 {
         bits += (full_to - from) as u128 * bw;
     }
     // The last chunk (index c-1), if inside the range.
-    if from <= c - 1 && c - 1 < to {
+    if from < c && c - 1 < to {
         bits += inst.chunk_len(i, c - 1) as u128;
     }
     if to > c {

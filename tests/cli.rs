@@ -223,7 +223,8 @@ fn verify_rejects_doctored_claims() {
         ])
     };
     assert_eq!(doctor(&|_| {}).status.code(), Some(0));
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Doctor = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Doctor)> = vec![
         ("fewer ticks", Box::new(|s| s["ticks"] = 14.into())),
         ("higher bound", Box::new(|s| s["lower_bound"] = 16.into())),
         (
