@@ -10,18 +10,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::graph::DemandGraph;
+use tickopt::gen::rng::SplitMix64;
 use tickopt::instance::{Demand, Instance, Limits, Model, Overrides};
-
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 const BW: u64 = 1 << 20;
 
@@ -55,8 +45,8 @@ fn csv_of(demands: &[Demand]) -> Vec<u8> {
 }
 
 fn benches(c: &mut Criterion) {
-    let mut rng = SplitMix(42);
-    let random = all_to_all(256, || 1 + rng.next() % 1000);
+    let mut rng = SplitMix64::new(42, 0);
+    let random = all_to_all(256, || 1 + rng.next_u64() % 1000);
     let ones = all_to_all(256, || 1);
     let million = all_to_all(256, || 1_000_000);
 
@@ -110,15 +100,15 @@ fn benches(c: &mut Criterion) {
 
     // Sparse random graph: 1024 slots, ~4000 chunks, plus a planted K9 at
     // multiplicity 1000 (so Gamma > Delta and the odd-set search must work).
-    let mut rng = SplitMix(7);
+    let mut rng = SplitMix64::new(7, 0);
     let mut d = Vec::new();
     while d.len() < 2000 {
-        let (a, b) = ((rng.next() % 1024) as u32, (rng.next() % 1024) as u32);
+        let (a, b) = ((rng.next_u64() % 1024) as u32, (rng.next_u64() % 1024) as u32);
         if a != b {
             d.push(Demand {
                 src: a,
                 dst: b,
-                bits: (1 + rng.next() % 3) * BW,
+                bits: (1 + rng.next_u64() % 3) * BW,
             });
         }
     }
