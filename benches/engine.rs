@@ -9,8 +9,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
-use tickopt::graph::DemandGraph;
 use tickopt::gen::rng::SplitMix64;
+use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, Instance, Limits, Model, Overrides};
 
 const BW: u64 = 1 << 20;
@@ -103,7 +103,10 @@ fn benches(c: &mut Criterion) {
     let mut rng = SplitMix64::new(7, 0);
     let mut d = Vec::new();
     while d.len() < 2000 {
-        let (a, b) = ((rng.next_u64() % 1024) as u32, (rng.next_u64() % 1024) as u32);
+        let (a, b) = (
+            (rng.next_u64() % 1024) as u32,
+            (rng.next_u64() % 1024) as u32,
+        );
         if a != b {
             d.push(Demand {
                 src: a,
