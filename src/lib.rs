@@ -7,7 +7,8 @@
 //! ticks is the chromatic index of the chunk multigraph (DESIGN.md).
 //!
 //! Data flows one way: [`instance`] (parse, normalise) -> [`graph`] ->
-//! [`bounds`] and [`solve`] -> [`validate`] -> [`schedule`] writers.
+//! [`bounds`] and [`solve`] -> [`validate`] -> [`schedule`] writers and
+//! [`exec`] (replay on real buffers, CPU or CUDA).
 //!
 //! ```
 //! use tickopt::instance::{Demand, Instance, Limits, Model};
@@ -21,6 +22,7 @@
 mod api;
 pub mod bounds;
 pub mod cli;
+pub mod exec;
 pub mod graph;
 pub mod instance;
 pub mod schedule;

@@ -8,6 +8,7 @@
 mod bounds_cmd;
 mod common;
 mod plugin_cmd;
+mod replay_cmd;
 mod solve_cmd;
 mod summary;
 mod validate_cmd;
@@ -42,6 +43,10 @@ pub enum Command {
     Validate(validate_cmd::ValidateArgs),
     /// copyspace-guard solver plugin: instance JSON on stdin, schedule JSON on stdout.
     Plugin(plugin_cmd::PluginArgs),
+    /// Replay a schedule by moving real bytes tick by tick (CPU or CUDA),
+    /// check every byte and time each tick. Exit 0 if the data check
+    /// passed, 2 if it failed, 1 on bad input or when the executor cannot run.
+    Replay(replay_cmd::ReplayArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -51,5 +56,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Bounds(a) => bounds_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Plugin(a) => plugin_cmd::run(a),
+        Command::Replay(a) => replay_cmd::run(a),
     }
 }
