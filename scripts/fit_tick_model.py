@@ -2,11 +2,10 @@
 """Fits a per-tick cost model to `tickopt replay` reports (doc/gpu.md).
 
 Model:  tick_us = latency_us + bytes / bandwidth   (least squares on the
-median time of every tick of every scheduled run), plus a variant with a
-per-copy term, latency_us + copies * per_copy_us + bytes / bandwidth.
-Prints the fitted constants, R^2 over ticks, and how well the model predicts
-each run's measured total (sum over its ticks), including the all-at-once
-runs it was not fitted on. No dependencies.
+median time of every tick of every scheduled run). Prints the fitted
+constants, R^2 over ticks, and how well the model predicts each run's
+measured total (sum over its ticks), including the all-at-once runs it was
+not fitted on. No dependencies.
 
 Usage: fit_tick_model.py REPLAY.json... [--markdown]
 """
@@ -55,27 +54,23 @@ def main():
                 rows.append({"y": t["median_us"], "bytes": float(t["bytes"]),
                              "copies": float(t["copies"])})
     (lat, per_byte), r2 = fit(rows, ["bytes"])
-    (lat3, per_copy, per_byte3), r2_3 = fit(rows, ["copies", "bytes"])
     bw = 1e-3 / per_byte if per_byte > 0 else float("inf")  # bytes/us -> GB/s
-    bw3 = 1e-3 / per_byte3 if per_byte3 > 0 else float("inf")
     print(f"ticks fitted: {len(rows)}")
-    print(f"model A: tick_us = {lat:.2f} + bytes / ({bw:.1f} GB/s)            R^2 = {r2:.4f}")
-    print(f"model B: tick_us = {lat3:.2f} + {per_copy:.2f} * copies + bytes / ({bw3:.1f} GB/s)   R^2 = {r2_3:.4f}")
+    print(f"model: tick_us = {lat:.2f} + bytes / ({bw:.1f} GB/s)   R^2 over ticks = {r2:.4f}")
     sep = "|" if md else " "
     if md:
-        print("\n| report | run | ticks | measured total | model A | model B | A error | B error |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print("\n| report | run | ticks | measured total | model | error |")
+        print("|---|---|---:|---:|---:|---:|")
     for p, rep in reports:
         for run in rep["runs"]:
             ticks = run["per_tick"]
             if run["per_tick_truncated"]:
                 continue
             pa = sum(lat + t["bytes"] * per_byte for t in ticks)
-            pb = sum(lat3 + t["copies"] * per_copy + t["bytes"] * per_byte3 for t in ticks)
             meas = run["total"]["median_us"]
             name = p.rsplit("/", 1)[-1].removeprefix("replay_").removesuffix(".json")
             cells = [name, run["label"], str(run["ticks"]), f"{meas:.0f} us", f"{pa:.0f} us",
-                     f"{pb:.0f} us", f"{(pa - meas) / meas * 100:+.1f}%", f"{(pb - meas) / meas * 100:+.1f}%"]
+                     f"{(pa - meas) / meas * 100:+.1f}%"]
             print(("| " + " | ".join(cells) + " |") if md else sep.join(c.ljust(14) for c in cells))
 
 

@@ -365,8 +365,8 @@ impl CudaExecutor {
                     .map_err(device_err("cuMemcpyPeerAsync"))?;
                 }
             }
-            for d in 0..ndev {
-                for lane in 0..issued[d].min(r.lanes[d].len()) {
+            for (d, &n) in issued.iter().enumerate() {
+                for lane in 0..n.min(r.lanes[d].len()) {
                     if d == 0 && lane == 0 {
                         continue;
                     }
