@@ -7,7 +7,8 @@
 //! ticks is the chromatic index of the chunk multigraph (DESIGN.md).
 //!
 //! Data flows one way: [`instance`] (parse, normalise) -> [`graph`] ->
-//! [`bounds`] and [`solve`] -> [`validate`] -> [`schedule`] writers.
+//! [`bounds`] and [`solve`] -> [`validate`] -> [`schedule`] writers and
+//! [`exec`] (replay on real buffers, CPU or CUDA).
 //!
 //! ```
 //! use tickopt::instance::{Demand, Instance, Limits, Model};
@@ -23,6 +24,7 @@ pub mod bench;
 pub mod bounds;
 pub mod cli;
 pub mod colour;
+pub mod exec;
 pub mod gen;
 pub mod graph;
 pub mod instance;

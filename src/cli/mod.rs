@@ -19,6 +19,7 @@ mod bounds_cmd;
 mod common;
 mod gen_cmd;
 mod plugin_cmd;
+mod replay_cmd;
 mod solve_cmd;
 mod summary;
 mod validate_cmd;
@@ -62,6 +63,10 @@ pub enum Command {
     /// Benchmark instance sets: bounds and solve per instance and model, with reports.
     /// `tickopt bench merge DIR... --out DIR` merges shard results.
     Bench(bench_cmd::BenchArgs),
+    /// Replay a schedule by moving real bytes tick by tick (CPU or CUDA),
+    /// check every byte and time each tick. Exit 0 if the data check
+    /// passed, 2 if it failed, 1 on bad input or when the executor cannot run.
+    Replay(replay_cmd::ReplayArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -74,5 +79,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Plugin(a) => plugin_cmd::run(a),
         Command::Gen(a) => gen_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
+        Command::Replay(a) => replay_cmd::run(a),
     }
 }

@@ -1,0 +1,179 @@
+//! `tickopt replay`.
+
+use super::common::{check_output_dir, OverrideArgs};
+use crate::exec::{
+    new_executor, render_table, ExecOptions, ExecutionReport, ExecutorKind, Layout, PeakReport,
+};
+use crate::instance::{read_instance_file, Limits};
+use crate::schedule::load_schedule;
+use crate::schedule::writers::write_atomically;
+use crate::{solve_instance, SolveRequest, SolverChoice};
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Instance JSON, or demands CSV with --bw (and --model).
+    pub instance: PathBuf,
+    /// Schedule to replay: copyspace-guard JSON, CSV or tickopt compact JSON.
+    /// It is validated first; a schedule that fails is refused (exit 1).
+    pub schedule: PathBuf,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
+    /// cpu: host buffers (the reference); cuda: GPU buffers (needs a build
+    /// with the `cuda` feature and an NVIDIA driver).
+    #[arg(long, default_value = "cpu", value_name = "EXECUTOR")]
+    pub executor: ExecutorKind,
+    /// CUDA device ordinals, comma-separated (default 0); slot s lives on
+    /// the (s mod n)-th listed device.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub devices: Vec<usize>,
+    /// Divide bits by F before sizing buffers (a demand of b bits becomes
+    /// ceil(b/F/8) bytes), so large instances fit in memory.
+    #[arg(long, default_value_t = 1, value_name = "F")]
+    pub scale_bits: u64,
+    /// Untimed repetitions first.
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub warmup: u32,
+    /// Timed repetitions.
+    #[arg(long, default_value_t = 5, value_name = "R")]
+    pub repeat: u32,
+    /// Also replay the greedy schedule and every transfer at once (no
+    /// schedule, one stream per transfer), side by side.
+    #[arg(long)]
+    pub compare: bool,
+    /// Also time one copy of the same number of bytes (the copy ceiling).
+    #[arg(long)]
+    pub peak: bool,
+    /// Refuse to allocate more than this many MiB of buffers.
+    #[arg(long, default_value_t = 8192, value_name = "MIB")]
+    pub max_mib: u64,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "REPORT.json")]
+    pub out: Option<PathBuf>,
+}
+
+/// One labelled execution in the report.
+#[derive(Serialize)]
+struct Run {
+    label: &'static str,
+    #[serde(flatten)]
+    report: ExecutionReport,
+}
+
+/// The JSON report of `tickopt replay`.
+#[derive(Serialize)]
+struct ReplayReport<'a> {
+    tool: &'static str,
+    instance: String,
+    schedule: String,
+    model: String,
+    slots: u32,
+    demands: usize,
+    bw_bits_per_tick: u64,
+    executor: &'static str,
+    device: String,
+    scale_bits: u64,
+    warmup: u32,
+    repeat: u32,
+    runs: Vec<Run>,
+    peak: Option<PeakReport>,
+    /// Where each demand's bytes live (for external tools replaying the same regions).
+    layout: &'a Layout,
+}
+
+pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
+    if let Some(p) = &a.out {
+        check_output_dir(p)?;
+    }
+    let opts = ExecOptions {
+        scale_bits: a.scale_bits,
+        warmup: a.warmup,
+        repeat: a.repeat,
+        max_bytes: a.max_mib.saturating_mul(1 << 20),
+    };
+    opts.check()?;
+    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let schedule = load_schedule(&inst, &a.schedule)?;
+    let mut exec = new_executor(a.executor, &a.devices)?;
+    let layout = Layout::new(&inst, opts.scale_bits, exec.devices())?;
+
+    let mut runs = vec![Run {
+        label: "schedule",
+        report: exec
+            .replay(&inst, &schedule, &opts)
+            .with_context(|| format!("cannot replay {}", a.schedule.display()))?,
+    }];
+    if a.compare {
+        let greedy = solve_instance(
+            &inst,
+            &SolveRequest {
+                solver: SolverChoice::Greedy,
+                time_limit: None,
+            },
+        )?;
+        runs.push(Run {
+            label: "greedy",
+            report: exec
+                .replay(&inst, &greedy.schedule, &opts)
+                .context("cannot replay the greedy schedule")?,
+        });
+        runs.push(Run {
+            label: "all_at_once",
+            report: exec
+                .replay_all_at_once(&inst, &opts)
+                .context("cannot replay all transfers at once")?,
+        });
+    }
+    let peak = if a.peak {
+        Some(exec.peak_copy(layout.payload_bytes().max(1), &opts)?)
+    } else {
+        None
+    };
+
+    let rows: Vec<(&str, &ExecutionReport)> = runs.iter().map(|r| (r.label, &r.report)).collect();
+    println!(
+        "{} on {} (scale_bits {}, warmup {}, repeat {})",
+        exec.name(),
+        exec.device(),
+        opts.scale_bits,
+        opts.warmup,
+        opts.repeat
+    );
+    print!("{}", render_table(&rows, peak.as_ref()));
+    let passed = runs.iter().all(|r| r.report.verification.passed);
+    for r in runs.iter().filter(|r| !r.report.verification.passed) {
+        for f in &r.report.verification.faults {
+            println!("{}: {f}", r.label);
+        }
+    }
+
+    if let Some(path) = &a.out {
+        let report = ReplayReport {
+            tool: concat!("tickopt ", env!("CARGO_PKG_VERSION")),
+            instance: a.instance.display().to_string(),
+            schedule: a.schedule.display().to_string(),
+            model: inst.model.to_string(),
+            slots: inst.slots,
+            demands: inst.demands().len(),
+            bw_bits_per_tick: inst.bw,
+            executor: exec.name(),
+            device: exec.device(),
+            scale_bits: opts.scale_bits,
+            warmup: opts.warmup,
+            repeat: opts.repeat,
+            runs,
+            peak,
+            layout: &layout,
+        };
+        let json = serde_json::to_string_pretty(&report)?;
+        write_atomically(path, |w| {
+            w.write_all(json.as_bytes())?;
+            w.write_all(b"\n")
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(if passed { 0 } else { 2 })
+}

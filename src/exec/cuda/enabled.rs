@@ -1,0 +1,521 @@
+//! The CUDA executor: slot buffers in GPU memory, copies issued on
+//! streams, CUDA events around every tick.
+//!
+//! Mapping: the slots of device `d` (slot `s` on `s % devices`) are
+//! consecutive regions of one allocation (an *arena*) on that device. A
+//! copy is issued by its destination's device: `cuMemcpyDtoDAsync` when
+//! both slots share a device, `cuMemcpyPeerAsync` otherwise (peer access is
+//! enabled where `cuDeviceCanAccessPeer` allows; without it the driver
+//! stages through the host).
+//!
+//! Tick barrier: a *main* stream on the first device records a timing
+//! event `E[t]` at the start of tick `t`. The first copy of the tick runs on
+//! the main stream itself; every further copy runs on its own *lane* (a
+//! stream from a per-device pool, one per concurrent copy up to
+//! [`MAX_LANES`]), which first waits for `E[t]`; each used lane then records
+//! a completion event that the main stream waits for before it records
+//! `E[t+1]`. So all copies of a tick may overlap, and tick `t+1` starts
+//! only after all of tick `t` has finished; `E[t+1] - E[t]` is the tick's
+//! device time, barrier included.
+//!
+//! The driver is loaded at run time (cudarc `dynamic-loading`); cudarc
+//! panics on the first call if the library is missing, so
+//! [`CudaExecutor::new`] probes for it first and returns
+//! [`ExecError::Unavailable`] instead.
+
+use crate::exec::data::{initial_arenas, verify};
+use crate::exec::plan::Plan;
+use crate::exec::report::{gbps, PeakReport, Stats, Timings};
+use crate::exec::{ExecError, ExecOptions, ExecutionReport, Executor};
+use cudarc::driver::{
+    result, sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DriverError,
+};
+use std::sync::Arc;
+
+/// Most streams per device a tick's copies are spread over; beyond this,
+/// copies share lanes round-robin (and run one after another on a lane).
+pub const MAX_LANES: usize = 256;
+
+/// Oldest driver the bindings (CUDA 13.0 API) may call without a missing
+/// symbol, as `cuDriverGetVersion` reports it.
+const MIN_DRIVER: i32 = 13000;
+
+/// Memory left free on each device besides the arenas.
+const DEVICE_MEMORY_MARGIN: u64 = 256 << 20;
+
+/// GPU executor over one or more CUDA devices (see the module docs).
+#[derive(Debug)]
+pub struct CudaExecutor {
+    ordinals: Vec<usize>,
+    ctxs: Vec<Arc<CudaContext>>,
+    description: String,
+}
+
+fn device_err(op: &str) -> impl Fn(DriverError) -> ExecError + '_ {
+    move |e| ExecError::Device {
+        op: op.to_string(),
+        msg: e.to_string(),
+    }
+}
+
+impl CudaExecutor {
+    /// Opens CUDA devices `devices` (ordinals; empty means device 0).
+    ///
+    /// Fails with [`ExecError::Unavailable`], never a panic, when the
+    /// driver library cannot be loaded, is older than CUDA 13.0, or sees no
+    /// device; with [`ExecError::Options`] for an ordinal that does not
+    /// exist or is listed twice.
+    pub fn new(devices: &[usize]) -> Result<CudaExecutor, ExecError> {
+        let ordinals: Vec<usize> = if devices.is_empty() {
+            vec![0]
+        } else {
+            devices.to_vec()
+        };
+        let mut sorted = ordinals.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != ordinals.len() {
+            return Err(ExecError::Options("a device is listed twice".into()));
+        }
+        // SAFETY: only tries to load the driver library by its usual names;
+        // no driver function is called.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(ExecError::Unavailable(
+                "no usable CUDA driver: the driver library (libcuda.so) could not be loaded; \
+                 the cuda executor needs an NVIDIA GPU and its driver (use --executor cpu otherwise)"
+                    .into(),
+            ));
+        }
+        let mut version = 0i32;
+        // SAFETY: the library is present; cuDriverGetVersion only writes the int.
+        unsafe { sys::cuDriverGetVersion(&mut version) }
+            .result()
+            .map_err(|e| ExecError::Unavailable(format!("the CUDA driver does not answer: {e}")))?;
+        if version < MIN_DRIVER {
+            return Err(ExecError::Unavailable(format!(
+                "the CUDA driver supports CUDA {}.{}; this build needs 13.0 or newer",
+                version / 1000,
+                version % 1000 / 10
+            )));
+        }
+        let count = CudaContext::device_count().map_err(|e| {
+            ExecError::Unavailable(format!("the CUDA driver cannot be initialised: {e}"))
+        })?;
+        if count <= 0 {
+            return Err(ExecError::Unavailable(
+                "the CUDA driver sees no device".into(),
+            ));
+        }
+        if let Some(&bad) = ordinals.iter().find(|&&o| o >= count as usize) {
+            return Err(ExecError::Options(format!(
+                "CUDA device {bad} does not exist (this machine has {count})"
+            )));
+        }
+        let mut ctxs = Vec::with_capacity(ordinals.len());
+        for &o in &ordinals {
+            let ctx = CudaContext::new(o).map_err(device_err("cuDevicePrimaryCtxRetain"))?;
+            // SAFETY: this executor orders all its work itself (tick barrier
+            // events, a full synchronisation before buffers are reused or
+            // freed), so cudarc's per-buffer event tracking is not needed; it
+            // is turned off before any buffer exists.
+            unsafe { ctx.disable_event_tracking() };
+            ctxs.push(ctx);
+        }
+        let mut peers = 0;
+        for a in &ctxs {
+            for b in &ctxs {
+                if a.ordinal() == b.ordinal() {
+                    continue;
+                }
+                let mut can = 0i32;
+                // SAFETY: both devices are valid handles of live contexts.
+                unsafe { sys::cuDeviceCanAccessPeer(&mut can, a.cu_device(), b.cu_device()) }
+                    .result()
+                    .map_err(device_err("cuDeviceCanAccessPeer"))?;
+                if can == 1 {
+                    a.bind_to_thread().map_err(device_err("cuCtxSetCurrent"))?;
+                    // SAFETY: `b` is a live context; enabling twice is reported, not UB.
+                    let r = unsafe { sys::cuCtxEnablePeerAccess(b.cu_ctx(), 0) };
+                    if r != sys::CUresult::CUDA_SUCCESS
+                        && r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+                    {
+                        return Err(device_err("cuCtxEnablePeerAccess")(DriverError(r)));
+                    }
+                    peers += 1;
+                }
+            }
+        }
+        let mut names = Vec::new();
+        for c in &ctxs {
+            let name = c.name().map_err(device_err("cuDeviceGetName"))?;
+            let mem = c.total_mem().map_err(device_err("cuDeviceTotalMem"))?;
+            names.push(format!(
+                "{name} (device {}, {:.1} GiB)",
+                c.ordinal(),
+                mem as f64 / (1u64 << 30) as f64
+            ));
+        }
+        let mut description = format!(
+            "{}; CUDA driver API {}.{}",
+            names.join(", "),
+            version / 1000,
+            version % 1000 / 10
+        );
+        if ctxs.len() > 1 {
+            description.push_str(&format!(
+                "; peer access on {peers} of {} device pairs",
+                ctxs.len() * (ctxs.len() - 1)
+            ));
+        }
+        Ok(CudaExecutor {
+            ordinals,
+            ctxs,
+            description,
+        })
+    }
+
+    /// Device ordinals in use, in layout order.
+    pub fn ordinals(&self) -> &[usize] {
+        &self.ordinals
+    }
+}
+
+/// Device buffers and streams of one run; dropped after a full synchronisation.
+struct Resources {
+    main: Arc<CudaStream>,
+    /// Per device: the stream uploads and downloads run on (device 0: `main`).
+    home: Vec<Arc<CudaStream>>,
+    /// Per device: lanes for copies; on device 0, lane 0 is `main`.
+    lanes: Vec<Vec<Arc<CudaStream>>>,
+    /// Per device and lane: completion event (no timing).
+    done: Vec<Vec<CudaEvent>>,
+    /// Per device: the arena (None when no slot lives there) and its base pointer.
+    arenas: Vec<Option<CudaSlice<u8>>>,
+    base: Vec<sys::CUdeviceptr>,
+}
+
+impl CudaExecutor {
+    fn resources(&self, plan: &Plan) -> Result<Resources, ExecError> {
+        let layout = plan.layout();
+        let ndev = self.ctxs.len();
+        // Copies per tick issued on each device (by the destination's device).
+        let mut need = vec![1usize; ndev];
+        let mut count = vec![0usize; ndev];
+        for tick in plan.ticks() {
+            count.iter_mut().for_each(|c| *c = 0);
+            for c in tick.iter().filter(|c| c.len > 0) {
+                count[layout.device_of(c.dst_slot)] += 1;
+            }
+            for d in 0..ndev {
+                need[d] = need[d].max(count[d].min(MAX_LANES));
+            }
+        }
+        let main = self.ctxs[0]
+            .new_stream()
+            .map_err(device_err("cuStreamCreate"))?;
+        let mut home = Vec::with_capacity(ndev);
+        let mut lanes = Vec::with_capacity(ndev);
+        let mut done = Vec::with_capacity(ndev);
+        let mut arenas = Vec::with_capacity(ndev);
+        let mut base = Vec::with_capacity(ndev);
+        for (d, ctx) in self.ctxs.iter().enumerate() {
+            let h = if d == 0 {
+                main.clone()
+            } else {
+                ctx.new_stream().map_err(device_err("cuStreamCreate"))?
+            };
+            let mut ls = Vec::with_capacity(need[d]);
+            let mut ev = Vec::with_capacity(need[d]);
+            for l in 0..need[d] {
+                ls.push(if d == 0 && l == 0 {
+                    main.clone()
+                } else {
+                    ctx.new_stream().map_err(device_err("cuStreamCreate"))?
+                });
+                ev.push(ctx.new_event(None).map_err(device_err("cuEventCreate"))?);
+            }
+            let bytes = layout.device_bytes[d];
+            let (free, _) = ctx.mem_get_info().map_err(device_err("cuMemGetInfo"))?;
+            if bytes.saturating_add(DEVICE_MEMORY_MARGIN) > free as u64 {
+                return Err(crate::exec::PlanError::TooLarge(format!(
+                    "the slot buffers need {bytes} bytes on CUDA device {}, which has {free} free",
+                    self.ordinals[d]
+                ))
+                .into());
+            }
+            let arena = if bytes > 0 {
+                // SAFETY: the memory is written (uploaded) before any read.
+                let a =
+                    unsafe { h.alloc::<u8>(bytes as usize) }.map_err(device_err("cuMemAlloc"))?;
+                let ptr = {
+                    // Tracking is off, so the guard records nothing.
+                    let (ptr, _guard) = a.device_ptr(&h);
+                    ptr
+                };
+                base.push(ptr);
+                Some(a)
+            } else {
+                base.push(0);
+                None
+            };
+            arenas.push(arena);
+            home.push(h);
+            lanes.push(ls);
+            done.push(ev);
+        }
+        Ok(Resources {
+            main,
+            home,
+            lanes,
+            done,
+            arenas,
+            base,
+        })
+    }
+
+    fn upload(&self, r: &mut Resources, host: &[Vec<u8>]) -> Result<(), ExecError> {
+        for (d, arena) in r.arenas.iter_mut().enumerate() {
+            if let Some(a) = arena {
+                r.home[d]
+                    .memcpy_htod(&host[d], a)
+                    .map_err(device_err("cuMemcpyHtoDAsync"))?;
+            }
+        }
+        for h in &r.home {
+            h.synchronize().map_err(device_err("cuStreamSynchronize"))?;
+        }
+        Ok(())
+    }
+
+    fn download(&self, r: &Resources, host: &mut [Vec<u8>]) -> Result<(), ExecError> {
+        for (d, arena) in r.arenas.iter().enumerate() {
+            if let Some(a) = arena {
+                r.home[d]
+                    .memcpy_dtoh(a, &mut host[d])
+                    .map_err(device_err("cuMemcpyDtoHAsync"))?;
+            }
+        }
+        for h in &r.home {
+            h.synchronize().map_err(device_err("cuStreamSynchronize"))?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues one repetition of the plan, recording `marks[t]` at the
+    /// start of tick `t` and `marks[T]` at the end (see the module docs).
+    fn enqueue(&self, plan: &Plan, r: &Resources, marks: &[CudaEvent]) -> Result<(), ExecError> {
+        let layout = plan.layout();
+        let ndev = self.ctxs.len();
+        let mut current = usize::MAX;
+        let mut bind = |d: usize| -> Result<(), ExecError> {
+            if current != d {
+                self.ctxs[d]
+                    .bind_to_thread()
+                    .map_err(device_err("cuCtxSetCurrent"))?;
+                current = d;
+            }
+            Ok(())
+        };
+        let main = r.main.cu_stream();
+        let mut issued = vec![0usize; ndev];
+        for (t, tick) in plan.ticks().iter().enumerate() {
+            bind(0)?;
+            // SAFETY (all raw calls below): streams, events and contexts are
+            // live for the whole run (owned by `r`, `marks` and `self`); every
+            // pointer lies inside an arena, because the plan is checked
+            // against the layout the arenas were sized from.
+            unsafe { result::event::record(marks[t].cu_event(), main) }
+                .map_err(device_err("cuEventRecord"))?;
+            issued.iter_mut().for_each(|k| *k = 0);
+            for c in tick.iter().filter(|c| c.len > 0) {
+                let (sd, dd) = (layout.device_of(c.src_slot), layout.device_of(c.dst_slot));
+                let k = issued[dd];
+                issued[dd] += 1;
+                let lanes = &r.lanes[dd];
+                let lane = k % lanes.len();
+                let stream = lanes[lane].cu_stream();
+                bind(dd)?;
+                let on_main = dd == 0 && lane == 0;
+                if k < lanes.len() && !on_main {
+                    unsafe {
+                        result::stream::wait_event(
+                            stream,
+                            marks[t].cu_event(),
+                            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                        )
+                    }
+                    .map_err(device_err("cuStreamWaitEvent"))?;
+                }
+                let src = r.base[sd] + layout.arena_offset(c.src_slot, c.src_offset);
+                let dst = r.base[dd] + layout.arena_offset(c.dst_slot, c.dst_offset);
+                if sd == dd {
+                    unsafe { result::memcpy_dtod_async(dst, src, c.len as usize, stream) }
+                        .map_err(device_err("cuMemcpyDtoDAsync"))?;
+                } else {
+                    unsafe {
+                        result::memcpy_peer_async(
+                            self.ctxs[dd].cu_ctx(),
+                            dst,
+                            self.ctxs[sd].cu_ctx(),
+                            src,
+                            c.len as usize,
+                            stream,
+                        )
+                    }
+                    .map_err(device_err("cuMemcpyPeerAsync"))?;
+                }
+            }
+            for (d, &n) in issued.iter().enumerate() {
+                for lane in 0..n.min(r.lanes[d].len()) {
+                    if d == 0 && lane == 0 {
+                        continue;
+                    }
+                    bind(d)?;
+                    let ev = r.done[d][lane].cu_event();
+                    unsafe { result::event::record(ev, r.lanes[d][lane].cu_stream()) }
+                        .map_err(device_err("cuEventRecord"))?;
+                    bind(0)?;
+                    unsafe {
+                        result::stream::wait_event(
+                            main,
+                            ev,
+                            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                        )
+                    }
+                    .map_err(device_err("cuStreamWaitEvent"))?;
+                }
+            }
+        }
+        bind(0)?;
+        unsafe { result::event::record(marks[plan.ticks().len()].cu_event(), main) }
+            .map_err(device_err("cuEventRecord"))?;
+        Ok(())
+    }
+}
+
+impl Executor for CudaExecutor {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn device(&self) -> String {
+        self.description.clone()
+    }
+
+    fn devices(&self) -> u32 {
+        self.ctxs.len() as u32
+    }
+
+    fn execute(&mut self, plan: &Plan, opts: &ExecOptions) -> Result<ExecutionReport, ExecError> {
+        opts.check()?;
+        opts.check_size(plan)?;
+        let layout = plan.layout();
+        if layout.devices as usize != self.ctxs.len() {
+            return Err(ExecError::Options(format!(
+                "the plan spreads slots over {} devices, but the executor has {}",
+                layout.devices,
+                self.ctxs.len()
+            )));
+        }
+        let mut host = initial_arenas(layout);
+        let mut res = self.resources(plan)?;
+        let ticks = plan.ticks().len();
+        let marks = (0..=ticks)
+            .map(|_| {
+                self.ctxs[0]
+                    .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(device_err("cuEventCreate"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut timings = Timings::new(plan, opts.repeat);
+        let mut tick_us = vec![0f64; ticks];
+        for rep in 0..opts.warmup + opts.repeat {
+            // Fresh receive regions every repetition (untimed), so the final
+            // check sees only the last repetition's copies.
+            self.upload(&mut res, &host)?;
+            self.enqueue(plan, &res, &marks)?;
+            res.main
+                .synchronize()
+                .map_err(device_err("cuStreamSynchronize"))?;
+            if rep < opts.warmup {
+                continue;
+            }
+            for t in 0..ticks {
+                tick_us[t] = marks[t]
+                    .elapsed_ms(&marks[t + 1])
+                    .map_err(device_err("cuEventElapsedTime"))? as f64
+                    * 1e3;
+            }
+            let total = marks[0]
+                .elapsed_ms(&marks[ticks])
+                .map_err(device_err("cuEventElapsedTime"))? as f64
+                * 1e3;
+            timings.push(&tick_us, total);
+        }
+        self.download(&res, &mut host)?;
+        for ctx in &self.ctxs {
+            ctx.synchronize().map_err(device_err("cuCtxSynchronize"))?;
+        }
+        drop(res);
+        let verification = verify(layout, &host);
+        Ok(timings.report(
+            plan,
+            self.name(),
+            self.device(),
+            "CUDA events on the main stream around every tick",
+            opts.warmup,
+            verification,
+        ))
+    }
+
+    fn peak_copy(&mut self, bytes: u64, opts: &ExecOptions) -> Result<PeakReport, ExecError> {
+        opts.check()?;
+        let ctx = &self.ctxs[0];
+        let (free, _) = ctx.mem_get_info().map_err(device_err("cuMemGetInfo"))?;
+        if bytes.saturating_mul(2).saturating_add(DEVICE_MEMORY_MARGIN) > free as u64 {
+            return Err(ExecError::Options(format!(
+                "a peak copy of {bytes} bytes needs twice that on device {}, which has {free} free",
+                self.ordinals[0]
+            )));
+        }
+        let stream = ctx.new_stream().map_err(device_err("cuStreamCreate"))?;
+        let src = stream
+            .alloc_zeros::<u8>(bytes as usize)
+            .map_err(device_err("cuMemAlloc"))?;
+        let mut dst = stream
+            .alloc_zeros::<u8>(bytes as usize)
+            .map_err(device_err("cuMemAlloc"))?;
+        let start = ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(device_err("cuEventCreate"))?;
+        let end = ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(device_err("cuEventCreate"))?;
+        let mut samples = Vec::with_capacity(opts.repeat as usize);
+        for rep in 0..opts.warmup + opts.repeat {
+            start.record(&stream).map_err(device_err("cuEventRecord"))?;
+            stream
+                .memcpy_dtod(&src, &mut dst)
+                .map_err(device_err("cuMemcpyDtoDAsync"))?;
+            end.record(&stream).map_err(device_err("cuEventRecord"))?;
+            let ms = start
+                .elapsed_ms(&end)
+                .map_err(device_err("cuEventElapsedTime"))?;
+            if rep >= opts.warmup {
+                samples.push(ms as f64 * 1e3);
+            }
+        }
+        stream
+            .synchronize()
+            .map_err(device_err("cuStreamSynchronize"))?;
+        let copy = Stats::of(&samples);
+        Ok(PeakReport {
+            executor: self.name().into(),
+            device: self.device(),
+            bytes,
+            warmup: opts.warmup,
+            copy,
+            gbps: gbps(bytes, copy.median_us),
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! The CUDA executor, present only with the cargo feature `cuda`.
+//!
+//! `enabled.rs` and `disabled.rs` define the same public items; the
+//! disabled one's constructor fails with "not enabled in this build", so
+//! callers never need a `cfg` of their own.
+
+#[cfg(feature = "cuda")]
+mod enabled;
+#[cfg(feature = "cuda")]
+pub use enabled::CudaExecutor;
+
+#[cfg(not(feature = "cuda"))]
+mod disabled;
+#[cfg(not(feature = "cuda"))]
+pub use disabled::CudaExecutor;

@@ -1,0 +1,135 @@
+//! The CUDA executor on a real GPU. These tests run only with
+//! `TICKOPT_CUDA_TESTS=1` (and a build with `--features cuda`); otherwise
+//! they print why they are skipped. The constructor test runs everywhere.
+
+mod common;
+
+use tickopt::exec::{CpuExecutor, CudaExecutor, ExecError, ExecOptions, Executor, Plan, PlanKind};
+use tickopt::instance::Model;
+use tickopt::solve::greedy::greedy_schedule;
+use tickopt::{solve_instance, SolveRequest};
+
+/// The executor under test, or `None` (with the reason printed) when the
+/// CUDA tests are not enabled.
+fn gpu() -> Option<CudaExecutor> {
+    if std::env::var("TICKOPT_CUDA_TESTS").as_deref() != Ok("1") {
+        eprintln!("skipped: set TICKOPT_CUDA_TESTS=1 (on a machine with an NVIDIA GPU and a --features cuda build) to run the CUDA executor tests");
+        return None;
+    }
+    if cfg!(not(feature = "cuda")) {
+        panic!("TICKOPT_CUDA_TESTS=1 needs a build with --features cuda");
+    }
+    Some(CudaExecutor::new(&[]).expect("TICKOPT_CUDA_TESTS=1 but no usable CUDA device"))
+}
+
+fn opts() -> ExecOptions {
+    ExecOptions {
+        warmup: 1,
+        repeat: 3,
+        ..ExecOptions::default()
+    }
+}
+
+#[test]
+fn constructor_fails_cleanly_or_opens_a_device() {
+    // Never a panic: either a device opens or the error says why not.
+    match CudaExecutor::new(&[]) {
+        Ok(e) => assert_eq!(e.devices(), 1),
+        Err(ExecError::Unavailable(msg)) => {
+            assert!(msg.contains("CUDA") || msg.contains("cuda"), "{msg}");
+            eprintln!("no CUDA here: {msg}");
+        }
+        Err(e) => panic!("unexpected error {e}"),
+    }
+    assert!(CudaExecutor::new(&[0, 0]).is_err(), "a device listed twice");
+    if cfg!(not(feature = "cuda")) {
+        let e = CudaExecutor::new(&[]).unwrap_err();
+        assert!(e.to_string().contains("not enabled in this build"));
+    }
+}
+
+#[test]
+fn gpu_replays_match_the_cpu_byte_for_byte() {
+    let Some(mut gpu) = gpu() else { return };
+    for (name, inst) in common::suite() {
+        let exact = solve_instance(&inst, &SolveRequest::default())
+            .unwrap()
+            .schedule;
+        for sched in [&exact, &greedy_schedule(&inst)] {
+            let g = gpu.replay(&inst, sched, &opts()).unwrap();
+            let c = CpuExecutor.replay(&inst, sched, &opts()).unwrap();
+            assert!(g.verification.passed, "{name}: {:?}", g.verification.faults);
+            assert_eq!(g.verification.checksum, c.verification.checksum, "{name}");
+            assert_eq!((g.ticks, g.copies, g.bytes), (c.ticks, c.copies, c.bytes));
+            assert_eq!(g.executor, "cuda");
+            assert!(g.tick.median_us > 0.0 && g.total.median_us > 0.0, "{name}");
+            assert!(g.per_tick.iter().all(|t| t.median_us > 0.0), "{name}");
+        }
+        let all = gpu.replay_all_at_once(&inst, &opts()).unwrap();
+        assert!(all.verification.passed, "{name}");
+        assert_eq!(all.kind, PlanKind::Unscheduled);
+    }
+}
+
+#[test]
+fn gpu_handles_many_lanes_scaling_and_large_copies() {
+    let Some(mut gpu) = gpu() else { return };
+    // 20 slots all-to-all at once: 380 concurrent copies, more than the
+    // lane pool, so lanes are shared round-robin.
+    let inst = common::all_to_all(Model::Read1Write1, 20, 1 << 20, 1 << 16);
+    let r = gpu.replay_all_at_once(&inst, &opts()).unwrap();
+    assert!(r.verification.passed);
+    assert_eq!(r.copies, 380);
+    for scale in [1, 7, 4096] {
+        let r = gpu
+            .replay(
+                &inst,
+                &greedy_schedule(&inst),
+                &ExecOptions {
+                    scale_bits: scale,
+                    ..opts()
+                },
+            )
+            .unwrap();
+        assert!(r.verification.passed, "scale {scale}");
+    }
+    // Tens of MiB per copy.
+    let inst = common::ring(Model::Strict1, 4, 1 << 30, 1 << 28);
+    let r = gpu.replay(&inst, &greedy_schedule(&inst), &opts()).unwrap();
+    assert!(r.verification.passed);
+    assert!(r.effective_gbps > 1.0, "{}", r.effective_gbps);
+    let p = gpu.peak_copy(256 << 20, &opts()).unwrap();
+    assert!(p.gbps > 10.0, "{}", p.gbps);
+}
+
+#[test]
+fn gpu_refuses_bad_devices_and_mismatched_plans() {
+    let Some(mut gpu) = gpu() else { return };
+    assert!(matches!(
+        CudaExecutor::new(&[4096]),
+        Err(ExecError::Options(_))
+    ));
+    let inst = common::ring(Model::Strict1, 4, 1000, 100);
+    let plan = Plan::from_schedule(&inst, &greedy_schedule(&inst), 1, 2).unwrap();
+    assert!(matches!(
+        gpu.execute(&plan, &opts()),
+        Err(ExecError::Options(_))
+    ));
+}
+
+#[test]
+fn gpu_spreads_slots_over_several_devices() {
+    let Some(_) = gpu() else { return };
+    let two = match CudaExecutor::new(&[0, 1]) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("skipped: needs two CUDA devices ({e})");
+            return;
+        }
+    };
+    let mut two = two;
+    let inst = common::all_to_all(Model::Read1Write1, 6, 1 << 16, 1 << 12);
+    let r = two.replay(&inst, &greedy_schedule(&inst), &opts()).unwrap();
+    assert!(r.verification.passed);
+    assert_eq!(r.devices, 2);
+}
