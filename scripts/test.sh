@@ -11,8 +11,9 @@ echo "== cargo test (release)" >&2
 cargo build --release --locked
 cargo test --release --locked
 
-echo "== cargo build --features cuda (must build without CUDA)" >&2
-cargo build --release --locked --features cuda --lib
+echo "== cargo test --features cuda (must build and pass without CUDA; GPU tests run with TICKOPT_CUDA_TESTS=1)" >&2
+cargo build --release --locked --features cuda
+cargo test --release --locked --features cuda --test exec_cuda --test replay_cli
 
 echo "== interop with copyspace-guard" >&2
 scripts/interop.sh
