@@ -7,7 +7,7 @@
 
 use super::data::{initial_arenas, reset_receive_regions, verify};
 use super::plan::{Layout, Plan, Transfer};
-use super::report::{PeakReport, Stats, Timings};
+use super::report::{PeakReport, Timings};
 use super::{ExecError, ExecOptions, ExecutionReport, Executor};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -96,15 +96,13 @@ impl Executor for CpuExecutor {
             }
         }
         std::hint::black_box(&dst);
-        let copy = Stats::of(&samples);
-        Ok(PeakReport {
-            executor: self.name().into(),
-            device: self.device(),
+        Ok(PeakReport::from_samples(
+            self.name().into(),
+            self.device(),
             bytes,
-            warmup: opts.warmup,
-            copy,
-            gbps: super::report::gbps(bytes, copy.median_us),
-        })
+            opts.warmup,
+            &samples,
+        ))
     }
 }
 

@@ -186,6 +186,27 @@ pub struct PeakReport {
     pub gbps: f64,
 }
 
+impl PeakReport {
+    /// The report of `samples` (microseconds per copy of `bytes`).
+    pub fn from_samples(
+        executor: String,
+        device: String,
+        bytes: u64,
+        warmup: u32,
+        samples: &[f64],
+    ) -> PeakReport {
+        let copy = Stats::of(samples);
+        PeakReport {
+            executor,
+            device,
+            bytes,
+            warmup,
+            copy,
+            gbps: gbps(bytes, copy.median_us),
+        }
+    }
+}
+
 fn fmt_us(us: f64) -> String {
     if us >= 1e6 {
         format!("{:.3} s", us / 1e6)

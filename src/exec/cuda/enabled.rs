@@ -25,7 +25,7 @@
 
 use crate::exec::data::{initial_arenas, verify};
 use crate::exec::plan::Plan;
-use crate::exec::report::{gbps, PeakReport, Stats, Timings};
+use crate::exec::report::{PeakReport, Timings};
 use crate::exec::{ExecError, ExecOptions, ExecutionReport, Executor};
 use cudarc::driver::{
     result, sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DriverError,
@@ -508,14 +508,12 @@ impl Executor for CudaExecutor {
         stream
             .synchronize()
             .map_err(device_err("cuStreamSynchronize"))?;
-        let copy = Stats::of(&samples);
-        Ok(PeakReport {
-            executor: self.name().into(),
-            device: self.device(),
+        Ok(PeakReport::from_samples(
+            self.name().into(),
+            self.device(),
             bytes,
-            warmup: opts.warmup,
-            copy,
-            gbps: gbps(bytes, copy.median_us),
-        })
+            opts.warmup,
+            &samples,
+        ))
     }
 }
