@@ -1,6 +1,6 @@
 //! The one-call library entry point: bounds, solver choice, validation.
 
-use crate::bounds::{exact_bounds, Bounds};
+use crate::bounds::{exact_bounds, exact_bounds_until, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::solve::{
@@ -51,6 +51,9 @@ pub enum EngineError {
     InvalidSchedule { solver: String, report: String },
 }
 
+/// Time the odd-set search may take in a solve without `--time-limit`.
+const DEFAULT_BOUND_TIME: Duration = Duration::from_secs(10);
+
 /// Computes the bounds of `inst` for `request` (exact where the solve will
 /// need them).
 pub fn bounds_for(inst: &Instance, g: &DemandGraph) -> Bounds {
@@ -62,7 +65,10 @@ pub fn bounds_for(inst: &Instance, g: &DemandGraph) -> Bounds {
 pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solution, EngineError> {
     let t0 = Instant::now();
     let g = DemandGraph::new(inst);
-    let bounds = bounds_for(inst, &g);
+    // The odd-set search gets the time limit (default 10 s) too; cut short,
+    // it leaves a valid but incomplete bound and the status says so.
+    let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
+    let bounds = exact_bounds_until(inst, &g, Some(deadline));
     let opts = SolveOptions {
         time_limit: request.time_limit,
     };

@@ -18,6 +18,7 @@ pub use witness::{LowerBound, Witness, WitnessError};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use serde::Serialize;
+use std::time::Instant;
 
 /// All bounds computed for an instance, and the best of them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -101,47 +102,66 @@ pub fn simple_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
 
 /// The exact odd-set bound ceil(Gamma) with its witness, when it beats the
 /// degree bound (`None` when Gamma <= Delta: then the degree bound is
-/// already max(Delta, ceil Gamma)). STRICT1 only.
-pub fn odd_set_bound(inst: &Instance, g: &DemandGraph) -> Option<LowerBound> {
+/// already max(Delta, ceil Gamma)). STRICT1 only. With a `deadline`, a
+/// search cut short returns the best odd set found (a valid bound) and
+/// `false` for completeness.
+pub fn odd_set_bound(
+    inst: &Instance,
+    g: &DemandGraph,
+    deadline: Option<Instant>,
+) -> (Option<LowerBound>, bool) {
     if inst.model != Model::Strict1 {
-        return None;
+        return (None, true);
     }
     let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
     let delta = g.max_degree().0;
-    let found = gamma::max_odd_density(inst.slots as usize, &edges, delta)?;
-    let k = found.slots.len() as u128;
-    let bound = ((2 * found.inside as u128).div_ceil(k - 1)) as u64;
-    let lb = LowerBound {
-        ticks: bound,
-        witness: Witness::OddSet {
-            slots: found.slots,
-            chunks_inside: found.inside,
-            bound,
-        },
-    };
+    let search = gamma::max_odd_density_until(inst.slots as usize, &edges, delta, deadline);
+    let bound = search.best.map(|found| {
+        let k = found.slots.len() as u128;
+        let bound = ((2 * found.inside as u128).div_ceil(k - 1)) as u64;
+        LowerBound {
+            ticks: bound,
+            witness: Witness::OddSet {
+                slots: found.slots,
+                chunks_inside: found.inside,
+                bound,
+            },
+        }
+    });
     // Floating point never enters, but the witness is re-checked anyway.
-    debug_assert_eq!(lb.witness.recompute(inst).ok(), Some(bound));
-    Some(lb)
+    if let Some(lb) = &bound {
+        debug_assert_eq!(lb.witness.recompute(inst).ok(), Some(lb.ticks));
+    }
+    (bound, search.complete)
 }
 
 /// All bounds, with the exact odd-set bound for STRICT1: `best` is then
 /// max(Delta, ceil Gamma) and `complete` is true.
 pub fn exact_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
+    exact_bounds_until(inst, g, None)
+}
+
+/// [`exact_bounds`] with a deadline for the odd-set search. If it runs
+/// out, `best` is the best bound found (still valid, with its witness) and
+/// `complete` is false, so no status that needs max(Delta, ceil Gamma) is
+/// claimed.
+pub fn exact_bounds_until(inst: &Instance, g: &DemandGraph, deadline: Option<Instant>) -> Bounds {
     let mut b = simple_bounds(inst, g);
     if inst.model == Model::Strict1 {
-        b.odd_set = odd_set_bound(inst, g);
+        let (odd, complete) = odd_set_bound(inst, g, deadline);
+        b.odd_set = odd;
         // The capacity bound never beats max(Delta, ceil Gamma); the odd set may.
         b.best = match &b.odd_set {
             Some(o) if o.ticks > b.degree.ticks => o.clone(),
             _ => b.degree.clone(),
         };
         if let Some(c) = &b.capacity {
-            debug_assert!(
-                c.ticks <= b.best.ticks,
-                "capacity bound above max(Delta, ceil Gamma)"
-            );
+            if c.ticks > b.best.ticks {
+                debug_assert!(!complete, "capacity bound above max(Delta, ceil Gamma)");
+                b.best = c.clone();
+            }
         }
-        b.complete = true;
+        b.complete = complete;
     }
     b
 }

@@ -4,7 +4,7 @@ use super::common::{check_output_dir, InstanceArgs};
 use super::summary::Summary;
 use crate::schedule::writers::write_atomically;
 use crate::schedule::{write_schedule_file, Format};
-use crate::{bounds_for, graph::DemandGraph, solve_instance, SolveRequest, SolverChoice};
+use crate::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -76,11 +76,10 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     }
     let inst = a.instance.load()?;
     let sol = solve_instance(&inst, &request)?;
-    let bounds = bounds_for(&inst, &DemandGraph::new(&inst));
     let summary = Summary::new(
         &inst,
         Some(a.instance.input.display().to_string()),
-        &bounds,
+        &sol.bounds,
         &sol,
     );
     if let Some(out) = &a.out {

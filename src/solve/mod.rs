@@ -65,6 +65,9 @@ pub struct Solution {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exhaustive: Option<ExhaustiveRecord>,
     pub stats: SolveStats,
+    /// Every bound computed for the instance (`lower_bound` is the best).
+    #[serde(skip)]
+    pub bounds: Bounds,
 }
 
 /// A scheduling algorithm.
@@ -97,6 +100,7 @@ impl Solution {
                 seconds,
                 details: Default::default(),
             },
+            bounds: bounds.clone(),
             schedule,
         }
     }

@@ -71,6 +71,7 @@ impl Solver for Strict1Exact {
                 seconds: t0.elapsed().as_secs_f64(),
                 details,
             },
+            bounds: bounds.clone(),
             schedule,
         }
     }

@@ -20,18 +20,21 @@
 pub(super) fn gusfield<C: Cap>(
     net: &mut FlowNet<C>,
     theta: Option<u128>,
-) -> (Vec<usize>, Vec<u128>) {
+) -> (Vec<usize>, Vec<u128>, bool) {
     let nn = net.node_count();
     const ROOT: usize = usize::MAX;
     let mut par = vec![0usize; nn];
     let mut fl = vec![0u128; nn];
     if nn < 2 {
-        return (par, fl);
+        return (par, fl, true);
     }
     par[0] = ROOT;
     let order = net.bfs_order();
     let mut uf = UnionFind::new(nn);
     for s in order {
+        if net.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return (par, fl, false);
+        }
         let t = par[s];
         let cap_s = net.node_cap[s].widen();
         if let Some(th) = theta.filter(|&th| cap_s <= th) {
@@ -73,7 +76,7 @@ pub(super) fn gusfield<C: Cap>(
         }
     }
     par[0] = 0;
-    (par, fl)
+    (par, fl, true)
 }
 
 /// Disjoint sets with path halving and union by size.
@@ -141,6 +144,9 @@ pub(super) struct FlowNet<C> {
     queue: Vec<u32>,
     path: Vec<u32>,
     side: Side,
+    /// When set and passed, [`gusfield`] stops between flows and reports an
+    /// incomplete tree.
+    pub(super) deadline: Option<std::time::Instant>,
 }
 
 /// How the source side of the last minimum cut is represented.
@@ -239,6 +245,7 @@ impl<C: Cap> FlowNet<C> {
             queue: Vec::with_capacity(nn),
             path: Vec::new(),
             side: Side::Levels,
+            deadline: None,
         }
     }
 

@@ -113,7 +113,37 @@ pub struct OddSetDensity {
 /// connected component (with `k` vertices) of the pruned graph — `O(k^3 m)`
 /// in the worst case, in practice `O(k m)` per round; typically 1–3 rounds.
 pub fn max_odd_density(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> Option<OddSetDensity> {
-    search(n, edges, delta, Tuning::FULL)
+    search(n, edges, delta, Tuning::FULL, None).best
+}
+
+/// The search ran out of time (between two max-flows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Expired;
+
+/// Result of [`max_odd_density_until`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OddSetSearch {
+    /// The densest odd set found with density above `delta`, if any.
+    pub best: Option<OddSetDensity>,
+    /// Whether the search finished: then `best` is exactly as in
+    /// [`max_odd_density`]. When the deadline cut it short, `best` is still
+    /// a valid odd set (its density is real) but a denser one may exist.
+    pub complete: bool,
+}
+
+/// [`max_odd_density`] with a deadline, checked between max-flows. A cut-
+/// short search returns the best set found so far (a valid lower bound)
+/// and `complete: false`. Instances where the Gomory–Hu trees get expensive
+/// are long odd cycles at high multiplicity and similar sparse, regular,
+/// globally dense graphs: every vertex stays in play and each of the n-1
+/// flows walks the whole graph.
+pub fn max_odd_density_until(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    delta: u64,
+    deadline: Option<Instant>,
+) -> OddSetSearch {
+    search(n, edges, delta, Tuning::FULL, deadline)
 }
 
 /// Switches for the speed-ups that do not affect the answer (tests turn
@@ -141,7 +171,12 @@ fn search(
     edges: &[(u32, u32, u64)],
     delta: u64,
     tuning: Tuning,
-) -> Option<OddSetDensity> {
+    deadline: Option<Instant>,
+) -> OddSetSearch {
+    let none = OddSetSearch {
+        best: None,
+        complete: true,
+    };
     // Slots above the largest id that has an edge are isolated and never
     // part of a dense set: leave them out.
     let used = edges
@@ -153,7 +188,7 @@ fn search(
     let n = n.min(used);
     // Ids must stay below the `NONE` marker.
     if n < 3 || n > NONE as usize {
-        return None;
+        return none;
     }
     let g = Csr::from_edges(n, edges);
     let deg: Vec<u128> = (0..n)
@@ -163,7 +198,7 @@ fn search(
     let lambda0 = u128::from(delta).max(dmax);
     // Gamma <= Delta * |S| / (|S| - 1) <= 3/2 Delta: nothing can beat lambda0.
     if 2 * lambda0 >= dmax.saturating_mul(3) {
-        return None;
+        return none;
     }
     // Overflow guard (module docs): everything stays below 4 (n+1) P.
     let nn = n as u128;
@@ -173,7 +208,7 @@ fn search(
         .and_then(|p| p.checked_mul(4 * (nn + 1)))
         .is_some();
     if !fits {
-        return None;
+        return none;
     }
 
     let mut lam = Ratio::new(lambda0, 1);
@@ -195,7 +230,8 @@ fn search(
     // odd set lies inside one vertex set on the stack.
     let mut stack: Vec<Vec<u32>> = vec![(0..n as u32).collect()];
     let mut pos: Vec<u32> = Vec::new();
-    while let Some(w) = stack.pop() {
+    let mut complete = true;
+    'search: while let Some(w) = stack.pop() {
         let owned;
         // Sets on the stack are sorted and distinct, so size n means 0..n.
         let sub = if w.len() == n {
@@ -211,10 +247,16 @@ fn search(
             if comp.len() < 3 {
                 continue;
             }
-            let Some(local) = violated_odd_set(sub, &core, &comp, lam, &mut pos, tuning.shortcut)
-            else {
-                continue;
-            };
+            let local =
+                match violated_odd_set(sub, &core, &comp, lam, &mut pos, tuning.shortcut, deadline)
+                {
+                    Ok(Some(local)) => local,
+                    Ok(None) => continue,
+                    Err(Expired) => {
+                        complete = false;
+                        break 'search;
+                    }
+                };
             let mut set: Vec<u32> = local.iter().map(|&v| w[v as usize]).collect();
             set.sort_unstable();
             let inside = g.inside(&set, &mut map);
@@ -230,10 +272,13 @@ fn search(
             }
         }
     }
-    best.map(|(slots, inside)| OddSetDensity {
-        slots,
-        inside: u64::try_from(inside).unwrap_or(u64::MAX),
-    })
+    OddSetSearch {
+        best: best.map(|(slots, inside)| OddSetDensity {
+            slots,
+            inside: u64::try_from(inside).unwrap_or(u64::MAX),
+        }),
+        complete,
+    }
 }
 
 /// Brute-force reference for [`max_odd_density`]: enumerates every odd
@@ -618,7 +663,8 @@ fn violated_odd_set(
     lam: Ratio,
     pos: &mut [u32],
     shortcut: bool,
-) -> Option<Vec<u32>> {
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<u32>>, Expired> {
     let k = comp.len();
     for (i, &v) in comp.iter().enumerate() {
         pos[v as usize] = i as u32 + 1; // flow node; node 0 is t
@@ -657,11 +703,18 @@ fn violated_odd_set(
         .and_then(|x| x.checked_mul(4))
         .is_some_and(|x| x <= u128::from(u64::MAX));
     let theta = Some(lam.p).filter(|_| shortcut);
-    let (par, fl) = if small {
-        gusfield(&mut FlowNet::<u64>::new(k + 1, &fedges), theta)
+    let (par, fl, complete) = if small {
+        let mut net = FlowNet::<u64>::new(k + 1, &fedges);
+        net.deadline = deadline;
+        gusfield(&mut net, theta)
     } else {
-        gusfield(&mut FlowNet::<u128>::new(k + 1, &fedges), theta)
+        let mut net = FlowNet::<u128>::new(k + 1, &fedges);
+        net.deadline = deadline;
+        gusfield(&mut net, theta)
     };
+    if !complete {
+        return Err(Expired);
+    }
 
     // Root the tree at t = 0; a tree edge (i, par[i]) is T-odd iff the
     // subtree of i (which never contains t) has odd size.
@@ -706,15 +759,19 @@ fn violated_odd_set(
             best = Some((i, two_e, s));
         }
     }
-    let (root, _, _) = best?;
+    let Some((root, _, _)) = best else {
+        return Ok(None);
+    };
     let mut members = Vec::new();
     let mut todo = vec![root];
     while let Some(v) = todo.pop() {
         members.push(comp[v - 1]);
         todo.extend_from_slice(&children[v]);
     }
-    Some(members)
+    Ok(Some(members))
 }
+
+use std::time::Instant;
 
 mod flow;
 #[cfg(test)]

@@ -42,7 +42,7 @@ fn tuning(bits: u64) -> Tuning {
 }
 
 fn check_with(n: usize, edges: &[(u32, u32, u64)], delta: u64, tuning: Tuning) -> bool {
-    let got = search(n, edges, delta, tuning);
+    let got = search(n, edges, delta, tuning, None).best;
     let (bset, be) = brute_force_gamma(n, edges).expect("n in 3..=20");
     let bs = bset.len() as u128;
     let be = u128::from(be);
@@ -391,7 +391,7 @@ fn check_cut_tree<C: Cap>(seed: u64) {
             1 => Some(u128::from(rng.below(12))),
             _ => net.node_cap.iter().map(|c| c.widen()).max(),
         };
-        let (par, fl) = gusfield(&mut net, theta);
+        let (par, fl, _) = gusfield(&mut net, theta);
         for i in 1..nn {
             // The fundamental cut of tree edge (i, par[i]) is a minimum
             // i - par[i] cut of value fl[i].
