@@ -69,6 +69,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
     let bounds = exact_bounds_until(inst, &g, Some(deadline));
+    let bounds_seconds = t0.elapsed().as_secs_f64();
     let opts = SolveOptions {
         time_limit: request.time_limit,
     };
@@ -88,6 +89,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         });
     }
     sol.stats.seconds = t0.elapsed().as_secs_f64();
+    sol.stats.bounds_seconds = bounds_seconds;
     Ok(sol)
 }
 

@@ -25,8 +25,6 @@ pub use export::{write_outputs, Results, ResultsHeader};
 pub use manifest::{upsert_entry, Manifest, ManifestEntry};
 pub use record::{instance_hash, BenchRecord, CgResult, RunKey};
 
-use crate::bounds_for;
-use crate::graph::DemandGraph;
 use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
 use crate::validate::validate_compact;
 use crate::{solve_instance, SolveRequest, SolverChoice};
@@ -378,10 +376,6 @@ fn measure(
     model: Model,
     opts: &BenchOptions,
 ) -> Result<BenchRecord, String> {
-    let t0 = Instant::now();
-    let g = DemandGraph::new(inst);
-    let _bounds = bounds_for(inst, &g);
-    let bounds_seconds = t0.elapsed().as_secs_f64();
     let request = SolveRequest {
         solver: opts.solver,
         time_limit: opts.time_limit,
@@ -422,7 +416,7 @@ fn measure(
     r.valid = Some(valid);
     r.solver = Some(sol.stats.solver.clone());
     r.rounds = Some(sol.stats.rounds as u64);
-    r.bounds_seconds = bounds_seconds;
+    r.bounds_seconds = sol.stats.bounds_seconds;
     r.seconds = seconds;
     Ok(r)
 }

@@ -48,7 +48,11 @@ pub struct SolveStats {
     /// Name of the solver (or portfolio member) that produced the schedule.
     pub solver: String,
     pub rounds: usize,
+    /// Whole solve, bounds included (set by [`crate::solve_instance`]).
     pub seconds: f64,
+    /// Of which computing the bounds (set by [`crate::solve_instance`]).
+    #[serde(default)]
+    pub bounds_seconds: f64,
     /// Free-form details of the method (LP value, columns, ...).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub details: serde_json::Map<String, serde_json::Value>,
@@ -95,6 +99,7 @@ impl Solution {
             lower_bound: bounds.best.clone(),
             exhaustive: None,
             stats: SolveStats {
+                bounds_seconds: 0.0,
                 solver: solver.to_string(),
                 rounds: schedule.len(),
                 seconds,

@@ -66,6 +66,7 @@ impl Solver for Strict1Exact {
                 None
             },
             stats: SolveStats {
+                bounds_seconds: 0.0,
                 solver: format!("{}:{}", self.name(), colouring.stats.method),
                 rounds: schedule.len(),
                 seconds: t0.elapsed().as_secs_f64(),
