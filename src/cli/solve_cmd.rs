@@ -25,14 +25,14 @@ pub struct SolveArgs {
     /// Write a JSON summary (ticks, lower_bound, status, witness, ...) here.
     #[arg(long, value_name = "SUMMARY.json")]
     pub summary: Option<PathBuf>,
-    /// auto: the exact method of the model (König for READ1_WRITE1; for
-    /// STRICT1 the LP/ILP portfolio), greedy: the fast heuristic,
-    /// exact: the exact method only.
+    /// auto: König for READ1_WRITE1; for STRICT1 the greedy, then the LP/ILP
+    /// engine when the greedy misses the lower bound. greedy: the fast
+    /// heuristic only. exact: the exact method of the model only.
     #[arg(long, default_value = "auto", value_name = "SOLVER")]
     pub solver: SolverChoice,
-    /// Time limit in seconds for each exact phase of the STRICT1 engine (LP
-    /// column generation, residual repair, exhaustive ILP; default 10 s each,
-    /// so a solve takes at most about twice this). When it runs out, the best
+    /// Time limit in seconds for each exact phase (odd-set bound search;
+    /// STRICT1 LP column generation, residual repair, exhaustive ILP; default
+    /// 10 s each, so a solve can take a few times this). When it runs out, the best
     /// schedule so far is returned with an honest status. Results are
     /// deterministic unless a limit fires.
     #[arg(long, value_name = "SECONDS")]
