@@ -6,7 +6,9 @@
 #     lower bound is never below copyspace-guard's;
 #  2. `copyspace-guard audit --solver-plugin solvers/tickopt_plugin.py`
 #     accepts the plugin's schedules;
-#  3. the plugin shim fails cleanly when the binary is missing.
+#  3. `tickopt solve --solver greedy` is never longer than copyspace-guard's
+#     greedy on the bundled STRICT1 instances (scripts/compare_greedy.py);
+#  4. the plugin shim fails cleanly when the binary is missing.
 # Needs target/release/tickopt (scripts/test.sh builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,6 +111,9 @@ PY
   check "$name: audit report PASS" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["status"]=="PASS" else 1)' "$out/audit_$name/report_customer_current.json"
 done
 echo "interop: audit --solver-plugin accepted the plugin's schedules" >&2
+
+# tickopt's greedy is never longer than copyspace-guard's on the bundled sets.
+check "greedy vs copyspace-guard greedy" "$CG/python" scripts/compare_greedy.py "$T"
 
 # The shim with no binary: clean failure, nothing on stdout.
 if env TICKOPT_BIN=/nonexistent/tickopt python3 solvers/tickopt_plugin.py < tests/data/k5_m3_strict1.json > "$out/shim.out" 2> "$out/shim.err"; then

@@ -73,6 +73,12 @@ proptest! {
                 prop_assert_eq!(sol.ticks, g.max_degree().0);
                 prop_assert_eq!(sol.status, tickopt::solve::Status::Optimal);
             }
+            // The per-tick greedy (copyspace-guard's) is valid on its own too.
+            let per_tick = tickopt::solve::per_tick_greedy::per_tick_greedy(&inst);
+            prop_assert!(validate_compact(&inst, &per_tick).passed());
+            if choice == SolverChoice::Greedy {
+                prop_assert!(sol.ticks <= per_tick.ticks());
+            }
             // The witness re-derives the bound from the instance alone.
             prop_assert_eq!(sol.lower_bound.witness.recompute(&inst).unwrap(), sol.lower_bound.ticks);
         }

@@ -12,6 +12,7 @@
 //!
 //! Deterministic. Complexity: O(R * (E + n log n)) for R rounds, E pairs, n slots.
 
+use super::per_tick_greedy::{per_tick_greedy, per_tick_greedy_fits};
 use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::graph::DemandGraph;
@@ -28,10 +29,20 @@ impl Solver for Greedy {
         "greedy"
     }
 
+    /// The load-priority greedy, or copyspace-guard's per-tick greedy when
+    /// that is cheap enough and shorter (ties keep the load-priority one).
     fn solve(&self, inst: &Instance, bounds: &Bounds, _opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
-        let schedule = greedy_schedule(inst);
-        Solution::from_schedule(schedule, bounds, self.name(), t0.elapsed().as_secs_f64())
+        let mut schedule = greedy_schedule(inst);
+        let mut name = self.name();
+        if per_tick_greedy_fits(inst) {
+            let per_tick = per_tick_greedy(inst);
+            if per_tick.ticks() < schedule.ticks() {
+                schedule = per_tick;
+                name = "greedy_per_tick";
+            }
+        }
+        Solution::from_schedule(schedule, bounds, name, t0.elapsed().as_secs_f64())
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod greedy;
 pub mod koenig;
 pub mod orient;
+pub mod per_tick_greedy;
 mod status;
 pub mod strict1_exact;
 
