@@ -352,18 +352,61 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(&[RawChunk])) -> Result
 /// the file could not be read; a readable but wrong schedule is a FAIL
 /// report.
 pub fn validate_schedule_file(inst: &Instance, path: &Path) -> Result<Report, InputError> {
+    Ok(read_and_validate(inst, path, false)?.0)
+}
+
+/// Loads a schedule file as a compact [`Schedule`] of `inst`'s demands,
+/// reading it once. Expanded files are merged into rounds of equal
+/// consecutive ticks; they must use the standard chunking (`bw` bits, the
+/// last chunk the rest). A schedule that does not validate is an error.
+pub fn load_schedule(inst: &Instance, path: &Path) -> Result<Schedule, InputError> {
+    let name = path.display().to_string();
+    let (report, schedule) = read_and_validate(inst, path, true)?;
+    if !report.passed() {
+        return Err(
+            InputError::new(format!("schedule does not validate: {}", report.one_line()))
+                .in_file(name),
+        );
+    }
+    match schedule {
+        Some(Ok(s)) => Ok(s),
+        Some(Err(msg)) => Err(InputError::new(format!(
+            "{msg}; only standard chunking can be replayed"
+        ))
+        .in_file(name)),
+        None => unreachable!("read_and_validate builds the schedule when asked"),
+    }
+}
+
+/// The report of a schedule whose model is not the instance's.
+fn model_mismatch(inst: &Instance) -> Report {
+    let mut v = TickValidator::new(inst);
+    v.structural_error(format!(
+        "schedule.model must match instance.model \"{}\"",
+        inst.model
+    ));
+    v.finish()
+}
+
+/// Reads a schedule file once: its validation report and, when `build`,
+/// the compact schedule (or why an expanded file cannot be one). The
+/// schedule is meaningful only when the report passes.
+#[allow(clippy::type_complexity)]
+fn read_and_validate(
+    inst: &Instance,
+    path: &Path,
+    build: bool,
+) -> Result<(Report, Option<Result<Schedule, String>>), InputError> {
     match read_schedule_file(path)? {
         ScheduleInput::Compact(c) => {
             if c.model != inst.model {
-                let mut v = TickValidator::new(inst);
-                v.structural_error(format!(
-                    "schedule.model must match instance.model \"{}\"",
-                    inst.model
-                ));
-                return Ok(v.finish());
+                return Ok((model_mismatch(inst), None));
             }
             match c.to_schedule(inst) {
-                Ok(s) => Ok(crate::validate::validate_compact(inst, &s)),
+                Ok(s) => {
+                    let report = crate::validate::validate_compact(inst, &s);
+                    Ok((report, build.then_some(Ok(s))))
+                }
                 Err(e) => {
                     let mut r = TickValidator::new(inst).finish();
                     r.status = crate::validate::Verdict::Fail;
@@ -373,69 +416,59 @@ pub fn validate_schedule_file(inst: &Instance, path: &Path) -> Result<Report, In
                     r.error_kinds.dedup();
                     r.errors
                         .insert(0, crate::validate::ValidationError::extras(e.to_string()));
-                    Ok(r)
+                    Ok((r, None))
                 }
             }
         }
         ScheduleInput::Expanded => {
             let mut v = TickValidator::new(inst);
-            let model = stream_schedule_file(path, &mut |tick| v.push_tick(tick))?;
-            if let Some(m) = model {
-                if m != inst.model {
-                    let mut v2 = TickValidator::new(inst);
-                    v2.structural_error(format!(
-                        "schedule.model must match instance.model \"{}\"",
-                        inst.model
-                    ));
-                    return Ok(v2.finish());
+            let mut s = Schedule::new();
+            let mut sent = vec![0u64; inst.demands().len()];
+            let mut bad: Option<String> = None;
+            let model = stream_schedule_file(path, &mut |tick| {
+                v.push_tick(tick);
+                if build {
+                    s.push(1, standard_chunk_indices(inst, tick, &mut sent, &mut bad));
                 }
+            })?;
+            if model.is_some_and(|m| m != inst.model) {
+                return Ok((model_mismatch(inst), None));
             }
-            Ok(v.finish())
+            let schedule = build.then_some(match bad {
+                Some(msg) => Err(msg),
+                None => Ok(s),
+            });
+            Ok((v.finish(), schedule))
         }
     }
 }
 
-/// Loads a schedule file as a compact [`Schedule`] of `inst`'s demands.
-/// Expanded files are merged into rounds of equal consecutive ticks; they
-/// must use the standard chunking (`bw` bits, the last chunk the rest).
-pub fn load_schedule(inst: &Instance, path: &Path) -> Result<Schedule, InputError> {
-    let name = path.display().to_string();
-    let report = validate_schedule_file(inst, path)?;
-    if !report.passed() {
-        return Err(
-            InputError::new(format!("schedule does not validate: {}", report.one_line()))
-                .in_file(name),
-        );
-    }
-    match read_schedule_file(path)? {
-        ScheduleInput::Compact(c) => c.to_schedule(inst).map_err(|e| e.in_file(name)),
-        ScheduleInput::Expanded => {
-            let mut s = Schedule::new();
-            let mut sent = vec![0u64; inst.demands().len()];
-            let mut bad: Option<String> = None;
-            stream_schedule_file(path, &mut |tick| {
-                let mut idx = Vec::with_capacity(tick.len());
-                for c in tick {
-                    if let RawChunk::Chunk { src, dst, len } = *c {
-                        if let Some(i) = inst.demand_index(src as u32, dst as u32) {
-                            let expect = inst.chunk_len(i, sent[i].min(inst.chunks(i) - 1));
-                            if len as u64 != expect && bad.is_none() {
-                                bad = Some(format!("chunk {src}->{dst} carries {len} bits where the standard chunking gives {expect}"));
-                            }
-                            sent[i] += 1;
-                            idx.push(i as u32);
-                        }
-                    }
+/// Demand indices of one expanded tick, noting in `bad` the first chunk
+/// whose length is not the standard chunking's (chunks that are not
+/// demands are left out: validation reports them).
+fn standard_chunk_indices(
+    inst: &Instance,
+    tick: &[RawChunk],
+    sent: &mut [u64],
+    bad: &mut Option<String>,
+) -> Vec<u32> {
+    let mut idx = Vec::with_capacity(tick.len());
+    for c in tick {
+        if let RawChunk::Chunk { src, dst, len } = *c {
+            let (Ok(a), Ok(b)) = (u32::try_from(src), u32::try_from(dst)) else {
+                continue;
+            };
+            if let Some(i) = inst.demand_index(a, b) {
+                let expect = inst.chunk_len(i, sent[i].min(inst.chunks(i) - 1));
+                if len != expect as i128 && bad.is_none() {
+                    *bad = Some(format!(
+                        "chunk {src}->{dst} carries {len} bits where the standard chunking gives {expect}"
+                    ));
                 }
-                s.push(1, idx);
-            })?;
-            match bad {
-                Some(msg) => Err(InputError::new(format!(
-                    "{msg}; only standard chunking can be replayed"
-                ))
-                .in_file(name)),
-                None => Ok(s),
+                sent[i] += 1;
+                idx.push(i as u32);
             }
         }
     }
+    idx
 }

@@ -205,14 +205,7 @@ impl Cap for u128 {
 
 impl<C: Cap> FlowNet<C> {
     pub(super) fn new(nn: usize, edges: &[(u32, u32, u128)]) -> Self {
-        let mut start = vec![0usize; nn + 1];
-        for &(a, b, _) in edges {
-            start[a as usize + 1] += 1;
-            start[b as usize + 1] += 1;
-        }
-        for i in 0..nn {
-            start[i + 1] += start[i];
-        }
+        let start = super::csr_offsets(nn, edges);
         let mut fill = start.clone();
         let mut arcs = vec![Arc::default(); start[nn]];
         let mut node_cap = vec![C::default(); nn];

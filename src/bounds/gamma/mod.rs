@@ -400,14 +400,7 @@ impl Csr {
 
     /// Builds the adjacency of a simple graph given as `(a, b, w)`, `a != b`.
     fn from_simple(n: usize, edges: &[(u32, u32, u128)]) -> Self {
-        let mut start = vec![0usize; n + 1];
-        for &(a, b, _) in edges {
-            start[a as usize + 1] += 1;
-            start[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
+        let start = csr_offsets(n, edges);
         let mut fill = start.clone();
         let mut adj = vec![(0u32, 0u128); start[n]];
         for &(a, b, m) in edges {
@@ -772,6 +765,20 @@ fn violated_odd_set(
 }
 
 use std::time::Instant;
+
+/// Offsets of a compressed adjacency (CSR) holding both directions of
+/// every edge: vertex `v`'s entries are `start[v]..start[v + 1]`.
+fn csr_offsets(n: usize, edges: &[(u32, u32, u128)]) -> Vec<usize> {
+    let mut start = vec![0usize; n + 1];
+    for &(a, b, _) in edges {
+        start[a as usize + 1] += 1;
+        start[b as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    start
+}
 
 mod flow;
 #[cfg(test)]
