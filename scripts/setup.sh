@@ -1,20 +1,92 @@
 #!/usr/bin/env bash
 # Installs what building and testing tickopt needs and is missing:
-# cmake and libclang-dev (HiGHS is built from source by the highs-sys crate).
-# Safe to run repeatedly; does nothing when everything is present.
+# cmake and libclang-dev (HiGHS is built from source by the highs-sys crate,
+# whose bindgen loads libclang at build time), and python3 for the interop
+# tests. Safe to run repeatedly; does nothing when everything is present.
+#
+# How "present" is decided: on Debian and its derivatives by package status
+# (dpkg-query), never by globbing for files — /usr/lib/llvm-*/lib/libclang*
+# also matches libclang-cpp.so.N, which bindgen cannot use (that mistake
+# made a fresh machine skip libclang-dev and fail the build after minutes).
+# Elsewhere, by looking for the file names clang-sys itself loads
+# (libclang.so, libclang-N.so, libclang.so.N, libclang-N.so.N; never
+# libclang-cpp), in LIBCLANG_PATH, `llvm-config --libdir` and the usual
+# library directories.
+#
+# `scripts/setup.sh --check` only reports (exit 0 when nothing is missing,
+# 1 otherwise); scripts/setup_check.sh uses it to test this script from the
+# missing state.
 set -euo pipefail
 
+check_only=0
+[ "${1:-}" = "--check" ] && check_only=1
+
+have_dpkg() { command -v dpkg-query >/dev/null 2>&1; }
+
+deb_installed() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+# The libclang shared objects clang-sys accepts, in the directories it searches.
+libclang_file() {
+  local dirs=()
+  [ -n "${LIBCLANG_PATH:-}" ] && dirs+=("$LIBCLANG_PATH")
+  if command -v llvm-config >/dev/null 2>&1; then
+    dirs+=("$(llvm-config --libdir 2>/dev/null || true)")
+  fi
+  dirs+=(/usr/lib/llvm-*/lib /usr/local/lib /usr/lib /usr/lib64 /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu)
+  local d f base
+  for d in "${dirs[@]}"; do
+    [ -d "$d" ] || continue
+    for f in "$d"/libclang*.so*; do
+      [ -e "$f" ] || continue
+      base=$(basename "$f")
+      case "$base" in
+        libclang-cpp*) continue ;;
+        libclang.so | libclang.so.* | libclang-[0-9]*.so | libclang-[0-9]*.so.*) echo "$f"; return 0 ;;
+      esac
+    done
+  done
+  return 1
+}
+
 need=()
-command -v cmake >/dev/null 2>&1 || need+=(cmake)
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
-  need+=(libclang-dev)
+if have_dpkg; then
+  deb_installed cmake || need+=(cmake)
+  if [ -n "${LIBCLANG_PATH:-}" ] && libclang_file >/dev/null; then
+    : # the user pointed bindgen at a libclang of their own
+  else
+    deb_installed libclang-dev || need+=(libclang-dev)
+  fi
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
+else
+  command -v cmake >/dev/null 2>&1 || need+=(cmake)
+  libclang_file >/dev/null || need+=(libclang-dev)
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
 fi
-command -v python3 >/dev/null 2>&1 || need+=(python3)
+
+if [ $check_only = 1 ]; then
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: missing ${need[*]}" >&2
+    exit 1
+  fi
+  echo "setup: cmake $(cmake --version | head -1 | awk '{print $3}'), libclang $(libclang_file || echo '(not found)')" >&2
+  exit 0
+fi
+
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
+  if ! have_dpkg; then
+    echo "setup: not a Debian system: install ${need[*]} with your package manager (or set LIBCLANG_PATH)" >&2
+    exit 1
+  fi
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >&2
+  if ! libclang_file >/dev/null; then
+    echo "setup: libclang-dev is installed but no libclang shared object was found; set LIBCLANG_PATH" >&2
+    exit 1
+  fi
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found; install Rust (https://rustup.rs)" >&2; exit 1; }
