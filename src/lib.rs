@@ -19,7 +19,6 @@
 //! assert_eq!(sol.status, tickopt::solve::Status::Optimal);
 //! ```
 
-mod api;
 pub mod bench;
 pub mod bounds;
 pub mod cli;
@@ -33,4 +32,4 @@ pub mod solve;
 pub mod validate;
 pub mod verify;
 
-pub use api::{bounds_for, solve_instance, EngineError, SolveRequest, SolverChoice};
+pub use solve::portfolio::{bounds_for, solve_instance, EngineError, SolveRequest, SolverChoice};

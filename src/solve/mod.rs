@@ -15,6 +15,7 @@ pub mod greedy;
 pub mod koenig;
 pub mod orient;
 pub mod per_tick_greedy;
+pub mod portfolio;
 mod status;
 pub mod strict1_exact;
 

@@ -1,12 +1,14 @@
-//! The one-call library entry point: bounds, solver choice, validation.
+//! The one-call entry point of solving: bounds, the solver (or STRICT1
+//! portfolio) chosen for the model, and validation of the result before a
+//! [`Solution`] leaves this module. Re-exported at the crate root.
 
-use crate::bounds::{exact_bounds, exact_bounds_until, Bounds};
-use crate::graph::DemandGraph;
-use crate::instance::{Instance, Model};
-use crate::solve::{
+use super::{
     greedy::Greedy, koenig::Koenig, strict1_exact::Strict1Exact, Solution, SolveOptions, Solver,
     Status,
 };
+use crate::bounds::{exact_bounds, exact_bounds_until, Bounds};
+use crate::graph::DemandGraph;
+use crate::instance::{Instance, Model};
 use crate::validate::validate_compact;
 use std::time::{Duration, Instant};
 
