@@ -82,8 +82,14 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >&2
+  log=$(mktemp)
+  if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup: apt-get failed (output above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
   if ! libclang_file >/dev/null; then
     echo "setup: libclang-dev is installed but no libclang shared object was found; set LIBCLANG_PATH" >&2
     exit 1

@@ -55,9 +55,9 @@ if scripts/setup.sh --check 2>/dev/null; then
 fi
 echo "setup_check: setup.sh --check reports them missing, as it should" >&2
 
-scripts/setup.sh >/dev/null
+scripts/setup.sh
 scripts/setup.sh --check
-lib=$(find /usr/lib -name 'libclang*.so*' ! -name 'libclang-cpp*' 2>/dev/null | head -1)
+lib=$(find /usr/lib \( -name 'libclang.so*' -o -name 'libclang-[0-9]*.so*' \) 2>/dev/null | head -1)
 if [ -z "$lib" ]; then
   echo "setup_check: FAIL: setup.sh ran but no libclang (other than libclang-cpp) is installed" >&2
   exit 1
