@@ -8,7 +8,7 @@
 mod common;
 use common::*;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -37,23 +37,41 @@ fn limited(args: &[&str], stdin: &[u8], envs: &[(&str, &str)]) -> (Output, Durat
     }
     let start = Instant::now();
     let mut child = cmd.spawn().expect("run sh");
-    {
-        let mut i = child.stdin.take().unwrap();
+    // Feed stdin and drain stdout/stderr on threads: a full pipe must not
+    // stall the child while the watchdog polls it.
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
         // The command may refuse before reading all of it.
-        let _ = i.write_all(stdin);
-    }
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
+        let _ = input.write_all(&stdin);
+    });
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
         }
         if start.elapsed() > WATCHDOG {
             let _ = child.kill();
             panic!("tickopt {args:?} still running after {WATCHDOG:?}");
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().unwrap();
-    (out, start.elapsed())
+    };
+    let took = start.elapsed();
+    feeder.join().unwrap();
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, took)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
