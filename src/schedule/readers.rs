@@ -373,11 +373,7 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(TickEvent)) -> Result<(
                     sink(TickEvent::Empty(tick - t - 1));
                 }
             }
-            None => {
-                if tick > 0 {
-                    sink(TickEvent::Empty(tick));
-                }
-            }
+            None if tick > 0 => sink(TickEvent::Empty(tick)),
             _ => {}
         }
         current = Some(tick);
