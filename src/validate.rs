@@ -10,6 +10,11 @@
 //! demands)), so expanded schedules of any length stream through it;
 //! [`validate_compact`] checks a compact schedule round by round without
 //! expanding it, which is what the solvers' outputs go through.
+//!
+//! Every count (ticks, chunks per demand, bits) is checked: a sum that
+//! would overflow is a `STRUCT` error, never a saturated number that
+//! happens to compare equal (DESIGN.md §10). Runs of empty ticks (gaps in a
+//! CSV schedule) cost O(1) ([`TickValidator::push_empty_ticks`]).
 
 use crate::instance::{Instance, Model};
 use crate::schedule::{Expansion, Schedule};
@@ -175,6 +180,8 @@ pub struct TickValidator<'a> {
     total_errors: u64,
     kinds: std::collections::BTreeSet<ErrorKind>,
     first_error_tick: Option<u64>,
+    /// An overflow was reported (once); counting has stopped.
+    overflowed: bool,
 }
 
 impl<'a> TickValidator<'a> {
@@ -192,6 +199,55 @@ impl<'a> TickValidator<'a> {
             total_errors: 0,
             kinds: Default::default(),
             first_error_tick: None,
+            overflowed: false,
+        }
+    }
+
+    /// Reports that a count overflowed (once per report).
+    fn overflow(&mut self, what: &str) {
+        if !self.overflowed {
+            self.overflowed = true;
+            self.add(ValidationError::new(
+                ErrorKind::Struct,
+                format!("{what} overflows: the schedule counts past what can be checked exactly"),
+            ));
+        }
+    }
+
+    /// Adds `n` to the tick count; `None` (and an error) on overflow.
+    fn count_ticks(&mut self, n: u64) -> Option<u64> {
+        match self.ticks.checked_add(n) {
+            Some(t) => {
+                self.ticks = t;
+                Some(t)
+            }
+            None => {
+                self.overflow(&format!("tick count {} + {n}", self.ticks));
+                None
+            }
+        }
+    }
+
+    /// Counts `len` bits for demand `i` (or an extra pair), checked.
+    fn count_bits(&mut self, target: Result<usize, (i128, i128)>, len: u128) {
+        let slot = match target {
+            Ok(i) => &mut self.scheduled[i],
+            Err(pair) => self.extras.entry(pair).or_insert(0),
+        };
+        match (slot.checked_add(len), self.bits.checked_add(len)) {
+            (Some(a), Some(b)) => {
+                *slot = a;
+                self.bits = b;
+            }
+            _ => self.overflow("bit count"),
+        }
+    }
+
+    /// Validates `n` empty ticks at once (O(1)): what a gap between tick
+    /// numbers in a CSV schedule means.
+    pub fn push_empty_ticks(&mut self, n: u64) {
+        if !self.overflowed {
+            self.count_ticks(n);
         }
     }
 
@@ -213,9 +269,14 @@ impl<'a> TickValidator<'a> {
 
     /// Validates the next tick.
     pub fn push_tick(&mut self, chunks: &[RawChunk]) {
+        if self.overflowed {
+            return;
+        }
         let t = self.ticks;
-        let stamp = t + 1;
-        self.ticks += 1;
+        // Tick t is stamped t + 1 in the "slot used" arrays.
+        let Some(stamp) = self.count_ticks(1) else {
+            return;
+        };
         let slots = self.inst.slots as i128;
         let bw = self.inst.bw as i128;
         for (ci, ch) in chunks.iter().enumerate() {
@@ -319,20 +380,10 @@ impl<'a> TickValidator<'a> {
                 }
             }
             if valid {
-                let len = len as u128;
-                self.bits += len;
-                match self.inst.demand_index(s as u32, d as u32) {
-                    Some(i) => self.scheduled[i] += len,
-                    None => *self.extras.entry((s, d)).or_insert(0) += len,
-                }
+                let target = self.inst.demand_index(s as u32, d as u32).ok_or((s, d));
+                self.count_bits(target, len as u128);
             }
         }
-    }
-
-    /// Adds `repeat` ticks' worth of bits to one demand's coverage (compact path).
-    fn cover(&mut self, demand: usize, bits: u128) {
-        self.scheduled[demand] += bits;
-        self.bits += bits;
     }
 
     /// Final checks (EXTRAS, COVERAGE) and the report.
@@ -392,6 +443,15 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
     let demands = inst.demands();
     let mut raw: Vec<RawChunk> = Vec::new();
     for (ri, round) in schedule.rounds.iter().enumerate() {
+        // Ticks of all rounds so far, checked: sent[i] <= tick0, so no
+        // per-demand count can overflow once this one does not.
+        let Some(next_tick0) = tick0.checked_add(round.repeat) else {
+            v.overflow(&format!(
+                "round {ri}: tick count {tick0} + repeat {}",
+                round.repeat
+            ));
+            break;
+        };
         if round.repeat == 0 {
             v.add(ValidationError::new(
                 ErrorKind::Struct,
@@ -431,13 +491,14 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
         if v.total_errors == errors_before {
             for &i in &ok_idx {
                 // Bits of chunks sent[i] .. sent[i]+repeat of demand i.
-                let (from, to) = (sent[i], sent[i].saturating_add(round.repeat));
+                let (from, to) = (sent[i], sent[i] + round.repeat);
                 sent[i] = to;
-                v.cover(i, chunk_bits_between(inst, i, from, to));
+                v.count_bits(Ok(i), chunk_bits_between(inst, i, from, to));
             }
         }
-        tick0 = tick0.saturating_add(round.repeat);
+        tick0 = next_tick0;
     }
+    // On overflow: the ticks of the rounds before the one that overflowed.
     v.ticks = tick0;
     v.finish()
 }

@@ -1,8 +1,10 @@
-//! Flags shared by commands that read an instance.
+//! Flags shared by commands that read an instance or write outputs.
 
 use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
+use crate::schedule::output::{self, OutputFile};
+use crate::schedule::WriteError;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How to read INPUT (a demands CSV or an instance JSON).
 #[derive(Args, Debug, Clone)]
@@ -48,22 +50,68 @@ impl InstanceArgs {
     }
 }
 
-/// Fails early (before any work) if `path`'s directory does not exist, so
-/// a bad output path never costs a solve.
-pub fn check_output_dir(path: &std::path::Path) -> anyhow::Result<()> {
-    if path == std::path::Path::new("-") {
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        anyhow::bail!(
-            "cannot write {}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
+/// Checks an output path before any work (see
+/// [`output`](crate::schedule::output)): its directory exists and is
+/// writable, it is not a directory, block device or socket. Nothing is
+/// left behind by the check.
+pub fn check_output_dir(path: &Path) -> anyhow::Result<()> {
+    output::prepare(path)?;
     Ok(())
+}
+
+/// Prepares the given outputs (each `None` is skipped) before any work:
+/// every path is checked, two that name the same file are refused, and
+/// nothing exists under an output name until the command commits it.
+pub fn prepare_outputs<const N: usize>(
+    paths: [Option<&Path>; N],
+) -> anyhow::Result<[Option<OutputFile>; N]> {
+    let given: Vec<&Path> = paths.iter().flatten().copied().collect();
+    let mut prepared = output::prepare_all(&given)?.into_iter();
+    Ok(paths.map(|p| p.and_then(|_| prepared.next())))
+}
+
+/// The limit on the size of a written schedule.
+#[derive(Args, Debug, Clone)]
+pub struct OutputLimitArgs {
+    /// Refuse to write an expanded schedule larger than this (bytes; K, M,
+    /// G, T suffixes are powers of 1024). Its exact size is computed before
+    /// anything is written. Default 4G. --format compact stays small.
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_bytes)]
+    pub max_output_bytes: u64,
+}
+
+/// Parses `123`, `64K`, `512M`, `4G`, `1T` (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size suffix in {s:?} (use K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a byte count (e.g. 4096, 512M, 4G)"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{s:?} does not fit in 64 bits"))
+}
+
+/// Adds to a writer's error how to get past the size limit (`hint`: any
+/// other way out the command offers).
+pub fn explain_write_error(e: WriteError, hint: &str) -> anyhow::Error {
+    match e {
+        WriteError::TooLarge { .. } => {
+            anyhow::anyhow!(
+                "{e}; nothing was written: raise the limit with --max-output-bytes BYTES{hint}"
+            )
+        }
+        other => other.into(),
+    }
 }

@@ -1,9 +1,9 @@
 //! `tickopt solve`.
 
-use super::common::{check_output_dir, InstanceArgs};
+use super::common::{explain_write_error, prepare_outputs, InstanceArgs, OutputLimitArgs};
 use super::summary::Summary;
-use crate::schedule::writers::write_atomically;
-use crate::schedule::{write_schedule_file, Format};
+use crate::schedule::writers::check_schedule_output;
+use crate::schedule::{write_schedule, Format};
 use crate::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
@@ -25,6 +25,8 @@ pub struct SolveArgs {
     /// Write a JSON summary (ticks, lower_bound, status, witness, ...) here.
     #[arg(long, value_name = "SUMMARY.json")]
     pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub limit: OutputLimitArgs,
     /// auto: König for READ1_WRITE1; for STRICT1 the greedy, then the LP/ILP
     /// engine when the greedy misses the lower bound. greedy: the fast
     /// heuristic only. exact: the exact method of the model only.
@@ -71,9 +73,9 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         solver: a.solver,
         time_limit: time_limit(a.time_limit)?,
     };
-    for p in a.out.iter().chain(a.summary.iter()) {
-        check_output_dir(p)?;
-    }
+    // Every output is checked (and its temporary file created) before any
+    // work; nothing appears under an output name before the end.
+    let [out_file, summary_file] = prepare_outputs([a.out.as_deref(), a.summary.as_deref()])?;
     let inst = a.instance.load()?;
     let sol = solve_instance(&inst, &request)?;
     let summary = Summary::new(
@@ -82,22 +84,34 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         &sol.bounds,
         &sol,
     );
-    if let Some(out) = &a.out {
+    let mut out_file = out_file;
+    if let (Some(out), Some(file)) = (&a.out, &mut out_file) {
         let format = a
             .format
             .unwrap_or(match out.extension().and_then(|e| e.to_str()) {
                 Some("csv") => Format::Csv,
                 _ => Format::Json,
             });
-        write_schedule_file(&inst, &sol.schedule, format, out)?;
+        // Valid and within the size limit, or nothing is written at all.
+        check_schedule_output(&inst, &sol.schedule, format, a.limit.max_output_bytes).map_err(
+            |e| explain_write_error(e, ", or write only the rounds with --format compact"),
+        )?;
+        file.write(|w| write_schedule(&inst, &sol.schedule, format, w))
+            .with_context(|| format!("cannot write {}", file.shown()))?;
     }
-    if let Some(path) = &a.summary {
+    let mut summary_file = summary_file;
+    if let Some(file) = &mut summary_file {
         let json = serde_json::to_string_pretty(&summary)?;
-        write_atomically(path, |w| {
+        file.write(|w| {
             w.write_all(json.as_bytes())?;
             w.write_all(b"\n")
         })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(|| format!("cannot write {}", file.shown()))?;
+    }
+    for file in [out_file, summary_file].into_iter().flatten() {
+        let shown = file.shown().to_string();
+        file.commit()
+            .with_context(|| format!("cannot write {shown}"))?;
     }
     eprintln!("{}", summary.one_line());
     Ok(0)

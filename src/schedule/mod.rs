@@ -6,16 +6,23 @@
 //! per-tick chunks lazily (every chunk `bw` bits, each demand's last chunk
 //! the remainder), which is what the writers stream from.
 //!
-//! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON, written
-//! atomically), `readers` (the same formats back, streaming where possible).
+//! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON, with
+//! their exact sizes and a size limit), `readers` (the same formats back,
+//! streaming where possible), `output` (output paths: checked up front,
+//! written atomically, special files in place, temporary files removed on
+//! signals).
 
 mod expand;
+pub mod output;
 pub mod readers;
 pub mod writers;
 
 pub use expand::{Chunk, Expansion};
 pub use readers::{load_schedule, read_schedule_file, validate_schedule_file, ScheduleInput};
-pub use writers::{write_schedule, write_schedule_file, Format};
+pub use writers::{
+    output_size, write_schedule, write_schedule_file, write_schedule_file_limited,
+    write_schedule_to, Format, WriteError, DEFAULT_MAX_OUTPUT_BYTES,
+};
 
 use crate::instance::Model;
 use serde::{Deserialize, Serialize};
@@ -41,8 +48,9 @@ impl Schedule {
     }
 
     /// Appends a round, merging it into the last one when the demand sets
-    /// are equal. Empty rounds and zero repeats are ignored. `demands` need
-    /// not be sorted.
+    /// are equal (unless the merged repeat would overflow u64: then it stays
+    /// a round of its own). Empty rounds and zero repeats are ignored.
+    /// `demands` need not be sorted.
     pub fn push(&mut self, repeat: u64, mut demands: Vec<u32>) {
         if repeat == 0 || demands.is_empty() {
             return;
@@ -52,8 +60,10 @@ impl Schedule {
         }
         if let Some(last) = self.rounds.last_mut() {
             if last.demands == demands {
-                last.repeat += repeat;
-                return;
+                if let Some(r) = last.repeat.checked_add(repeat) {
+                    last.repeat = r;
+                    return;
+                }
             }
         }
         self.rounds.push(Round { repeat, demands });
@@ -66,11 +76,18 @@ impl Schedule {
         }
     }
 
-    /// Total ticks: the sum of repeats (saturating; real schedules fit in u64).
+    /// Total ticks: the sum of repeats, saturating at `u64::MAX`. Exact for
+    /// every schedule that passes [`validate_compact`](crate::validate::validate_compact)
+    /// (which refuses a sum that overflows); see [`Schedule::checked_ticks`].
     pub fn ticks(&self) -> u64 {
+        self.checked_ticks().unwrap_or(u64::MAX)
+    }
+
+    /// Total ticks, or `None` when the sum of repeats overflows u64.
+    pub fn checked_ticks(&self) -> Option<u64> {
         self.rounds
             .iter()
-            .fold(0u64, |a, r| a.saturating_add(r.repeat))
+            .try_fold(0u64, |a, r| a.checked_add(r.repeat))
     }
 
     /// Number of rounds.

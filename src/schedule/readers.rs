@@ -5,10 +5,19 @@
 //! Compact JSON is small by construction and is read whole. Readers do not
 //! judge the schedule (that is the validator's job); they only refuse what
 //! cannot be read at all, with the line and field.
+//!
+//! Every JSON object is read strictly: a repeated key (two `"ticks"`, two
+//! `"len_bits"` in one chunk) is refused with its line and key, since
+//! readers that keep different copies reach opposite verdicts. A leading
+//! UTF-8 byte-order mark is skipped in every format. A gap between tick
+//! numbers in a CSV schedule is passed on as one run of empty ticks, so a
+//! one-line file at tick 10^12 costs O(1).
 
 use super::{Round, Schedule};
 use crate::instance::csv_input::{is_skippable, parse_uint, split_cells};
-use crate::instance::json_input::value_as_uint;
+use crate::instance::json_input::{
+    duplicate_key, json_error, parse_json_value, value_as_uint, StrictIgnore, StrictValue, UTF8_BOM,
+};
 use crate::instance::{InputError, Instance, Model};
 use crate::validate::{RawChunk, Report, TickValidator};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -62,12 +71,26 @@ pub enum ScheduleInput {
     Expanded,
 }
 
-/// Which format a file is, from its first bytes.
+/// The first bytes of a file (up to 4096; fewer only at its end), without
+/// a byte-order mark.
+fn head(path: &Path) -> Result<Vec<u8>, InputError> {
+    let mut buf = Vec::with_capacity(4096);
+    open(path)?
+        .take(4096)
+        .read_to_end(&mut buf)
+        .map_err(|e| io_err(path, e))?;
+    if buf.starts_with(UTF8_BOM) {
+        buf.drain(..UTF8_BOM.len());
+    }
+    Ok(buf)
+}
+
+/// Which format a file is, from its first non-blank byte.
 fn sniff(path: &Path) -> Result<Option<u8>, InputError> {
-    let mut f = open(path)?;
-    let mut buf = [0u8; 4096];
-    let n = f.read(&mut buf).map_err(|e| io_err(path, e))?;
-    Ok(buf[..n].iter().copied().find(|b| !b.is_ascii_whitespace()))
+    Ok(head(path)?
+        .iter()
+        .copied()
+        .find(|b| !b.is_ascii_whitespace()))
 }
 
 fn open(path: &Path) -> Result<std::fs::File, InputError> {
@@ -78,16 +101,18 @@ fn io_err(path: &Path, e: std::io::Error) -> InputError {
     InputError::new(format!("cannot read: {e}")).in_file(path.display().to_string())
 }
 
-/// Reads a schedule file: compact files whole, expanded ones only sniffed.
+/// Reads a schedule file: compact files whole, expanded ones only sniffed
+/// (their first 4 KiB; they are streamed later).
 pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
-    if sniff(path)? == Some(b'{') {
-        let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
-        // Cheap check for the compact tag before parsing everything.
-        let head = &bytes[..bytes.len().min(512)];
-        if head
+    let head = head(path)?;
+    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        // The compact tag sits in the first fields a compact file has.
+        let first = &head[..head.len().min(512)];
+        if first
             .windows(super::writers::COMPACT_FORMAT_TAG.len())
             .any(|w| w == super::writers::COMPACT_FORMAT_TAG.as_bytes())
         {
+            let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
             return parse_compact(&bytes)
                 .map(ScheduleInput::Compact)
                 .map_err(|e| e.in_file(path.display().to_string()));
@@ -98,8 +123,7 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
 
 /// Parses compact schedule JSON.
 pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|e| InputError::new(format!("invalid JSON: {e}")).at_line(e.line() as u64))?;
+    let v = parse_json_value(bytes)?;
     let model = v
         .get("model")
         .and_then(Value::as_str)
@@ -135,15 +159,25 @@ pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
     Ok(CompactFile { model, rounds })
 }
 
+/// What a reader passes on: one tick, or a run of empty ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TickEvent<'a> {
+    Tick(&'a [RawChunk]),
+    /// This many empty ticks (a gap in a CSV schedule's tick numbers).
+    Empty(u64),
+}
+
 /// Streams an expanded schedule file (copyspace-guard JSON or CSV) into
-/// `sink`, one tick at a time. Returns the model a JSON file declares.
+/// `sink`, one tick (or one run of empty ticks) at a time. Returns the
+/// model a JSON file declares.
 pub fn stream_schedule_file(
     path: &Path,
-    sink: &mut dyn FnMut(&[RawChunk]),
+    sink: &mut dyn FnMut(TickEvent),
 ) -> Result<Option<Model>, InputError> {
     let name = path.display().to_string();
     let first = sniff(path)?;
-    let reader = BufReader::with_capacity(1 << 16, open(path)?);
+    let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
+    skip_bom(&mut reader).map_err(|e| io_err(path, e))?;
     let r = if first == Some(b'{') {
         stream_json(reader, sink)
     } else {
@@ -152,8 +186,17 @@ pub fn stream_schedule_file(
     r.map_err(|e| e.in_file(name))
 }
 
+/// Consumes a leading UTF-8 byte-order mark, if any (the reader is a
+/// file's, whose first fill holds at least three bytes when it has them).
+fn skip_bom(reader: &mut impl BufRead) -> std::io::Result<()> {
+    if reader.fill_buf()?.starts_with(UTF8_BOM) {
+        reader.consume(UTF8_BOM.len());
+    }
+    Ok(())
+}
+
 struct TicksSeed<'s> {
-    sink: &'s mut dyn FnMut(&[RawChunk]),
+    sink: &'s mut dyn FnMut(TickEvent),
 }
 
 impl<'de> DeserializeSeed<'de> for TicksSeed<'_> {
@@ -170,14 +213,14 @@ impl<'de> Visitor<'de> for TicksSeed<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut raw = Vec::new();
-        while let Some(tick) = seq.next_element::<Value>()? {
+        while let Some(StrictValue(tick)) = seq.next_element::<StrictValue>()? {
             raw.clear();
             match tick {
                 Value::Array(chunks) => raw.extend(chunks.iter().map(raw_chunk_of_value)),
                 // copyspace-guard: "tick must be a list" is a STRUCT error per chunk-less tick.
                 _ => raw.push(RawChunk::Malformed),
             }
-            (self.sink)(&raw);
+            (self.sink)(TickEvent::Tick(&raw));
         }
         Ok(())
     }
@@ -197,7 +240,7 @@ fn raw_chunk_of_value(v: &Value) -> RawChunk {
 }
 
 struct ScheduleVisitor<'s> {
-    sink: &'s mut dyn FnMut(&[RawChunk]),
+    sink: &'s mut dyn FnMut(TickEvent),
 }
 
 impl<'de> Visitor<'de> for ScheduleVisitor<'_> {
@@ -207,18 +250,22 @@ impl<'de> Visitor<'de> for ScheduleVisitor<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut version, mut model, mut ticks) = (None, None, false);
+        let mut seen = std::collections::HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(duplicate_key(&key));
+            }
             match key.as_str() {
-                "version" => version = Some(map.next_value::<Value>()?),
-                "model" => model = Some(map.next_value::<Value>()?),
-                "ticks" if !ticks => {
+                "version" => version = Some(map.next_value::<StrictValue>()?.0),
+                "model" => model = Some(map.next_value::<StrictValue>()?.0),
+                "ticks" => {
                     map.next_value_seed(TicksSeed {
                         sink: &mut *self.sink,
                     })?;
                     ticks = true;
                 }
                 _ => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
+                    map.next_value::<StrictIgnore>()?;
                 }
             }
         }
@@ -228,12 +275,12 @@ impl<'de> Visitor<'de> for ScheduleVisitor<'_> {
 
 fn stream_json(
     reader: impl Read,
-    sink: &mut dyn FnMut(&[RawChunk]),
+    sink: &mut dyn FnMut(TickEvent),
 ) -> Result<Option<Model>, InputError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let (version, model, ticks) = de.deserialize_map(ScheduleVisitor { sink }).map_err(|e| {
-        InputError::new(format!("invalid schedule JSON: {e}")).at_line(e.line() as u64)
-    })?;
+    let (version, model, ticks) = de
+        .deserialize_map(ScheduleVisitor { sink })
+        .map_err(|e| json_error(&e, "invalid schedule JSON"))?;
     de.end().map_err(|e| {
         InputError::new(format!("trailing data after schedule JSON: {e}")).at_line(e.line() as u64)
     })?;
@@ -252,7 +299,7 @@ fn stream_json(
     Ok(Some(model))
 }
 
-fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(&[RawChunk])) -> Result<(), InputError> {
+fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(TickEvent)) -> Result<(), InputError> {
     const COLS: [&str; 4] = ["tick", "src_slot", "dst_slot", "len_bits"];
     let mut positions: Option<[usize; 4]> = None;
     let mut first = true;
@@ -320,17 +367,13 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(&[RawChunk])) -> Result
                 .at_line(lineno))
             }
             Some(t) if tick > t => {
-                sink(&buf);
+                sink(TickEvent::Tick(&buf));
                 buf.clear();
-                for _ in t + 1..tick {
-                    sink(&[]);
+                if tick - t > 1 {
+                    sink(TickEvent::Empty(tick - t - 1));
                 }
             }
-            None => {
-                for _ in 0..tick {
-                    sink(&[]);
-                }
-            }
+            None if tick > 0 => sink(TickEvent::Empty(tick)),
             _ => {}
         }
         current = Some(tick);
@@ -344,7 +387,7 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(&[RawChunk])) -> Result
     if !any {
         return Err(InputError::new("no schedule rows found in CSV").at_line(lineno.max(1)));
     }
-    sink(&buf);
+    sink(TickEvent::Tick(&buf));
     Ok(())
 }
 
@@ -425,11 +468,15 @@ fn read_and_validate(
             let mut s = Schedule::new();
             let mut sent = vec![0u64; inst.demands().len()];
             let mut bad: Option<String> = None;
-            let model = stream_schedule_file(path, &mut |tick| {
-                v.push_tick(tick);
-                if build {
-                    s.push(1, standard_chunk_indices(inst, tick, &mut sent, &mut bad));
+            let model = stream_schedule_file(path, &mut |event| match event {
+                TickEvent::Tick(tick) => {
+                    v.push_tick(tick);
+                    if build {
+                        s.push(1, standard_chunk_indices(inst, tick, &mut sent, &mut bad));
+                    }
                 }
+                // Empty ticks carry nothing to replay: the compact schedule leaves them out.
+                TickEvent::Empty(n) => v.push_empty_ticks(n),
             })?;
             if model.is_some_and(|m| m != inst.model) {
                 return Ok((model_mismatch(inst), None));

@@ -1,17 +1,28 @@
 //! Schedule writers: copyspace-guard JSON, CSV and compact JSON.
 //!
 //! Every writer streams from the compact schedule (the expanded formats via
-//! [`Expansion`]), so memory is bounded by rounds, not ticks. Files are
-//! written to a temporary name in the target directory and renamed at the
-//! end, so a failure never leaves a partial file; and a schedule that fails
-//! [`validate_compact`](crate::validate::validate_compact) is refused before
-//! anything is written.
+//! [`Expansion`]), so memory is bounded by rounds, not ticks. Before a byte
+//! is written, a schedule must pass
+//! [`validate_compact`](crate::validate::validate_compact) and its exact
+//! output size ([`output_size`], computed per round in O(rounds x pairs),
+//! never by expanding) must be within the caller's limit
+//! ([`DEFAULT_MAX_OUTPUT_BYTES`] unless raised): a tiny instance can ask for
+//! 10^18 ticks, and that must be a refusal, not a full disk. Files go
+//! through [`output`](super::output) (temporary file and rename for regular
+//! files, in place for FIFOs and devices), so a failure never leaves a
+//! partial file.
 
+use super::output::{self, OutputError, OutputFile};
 use super::{Expansion, Schedule};
 use crate::instance::Instance;
 use crate::validate::validate_compact;
 use std::io::{self, Write};
 use std::path::Path;
+
+pub use super::output::write_atomically;
+
+/// Default limit on the size of one written schedule: 4 GiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 4 << 30;
 
 /// Output format of a schedule file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -59,11 +70,7 @@ pub fn write_schedule(
 }
 
 fn write_json(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
-    write!(
-        out,
-        "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
-        inst.model.as_str()
-    )?;
+    out.write_all(json_header(inst).as_bytes())?;
     Expansion::new(inst, schedule).try_for_each(|t, tick| {
         if t > 0 {
             out.write_all(b",")?;
@@ -75,17 +82,35 @@ fn write_json(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::
             }
             write!(
                 out,
-                "{{\"src_slot\":{},\"dst_slot\":{},\"len_bits\":{}}}",
-                c.src_slot, c.dst_slot, c.len_bits
+                "{}{}{}{}{}{}{}",
+                JSON_CHUNK[0],
+                c.src_slot,
+                JSON_CHUNK[1],
+                c.dst_slot,
+                JSON_CHUNK[2],
+                c.len_bits,
+                JSON_CHUNK[3]
             )?;
         }
         out.write_all(b"]")
     })?;
-    out.write_all(b"\n]}\n")
+    out.write_all(JSON_FOOTER.as_bytes())
+}
+
+/// The pieces of one chunk object in schedule JSON, around its three numbers.
+const JSON_CHUNK: [&str; 4] = ["{\"src_slot\":", ",\"dst_slot\":", ",\"len_bits\":", "}"];
+const JSON_FOOTER: &str = "\n]}\n";
+const CSV_HEADER: &str = "tick,src_slot,dst_slot,len_bits\n";
+
+fn json_header(inst: &Instance) -> String {
+    format!(
+        "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
+        inst.model.as_str()
+    )
 }
 
 fn write_csv(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(b"tick,src_slot,dst_slot,len_bits\n")?;
+    out.write_all(CSV_HEADER.as_bytes())?;
     Expansion::new(inst, schedule).try_for_each(|t, tick| {
         for c in tick {
             writeln!(out, "{t},{},{},{}", c.src_slot, c.dst_slot, c.len_bits)?;
@@ -121,70 +146,229 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
     out.write_all(b"\n]}\n")
 }
 
-/// Error of [`write_schedule_file`].
+/// Number of decimal digits of `n`.
+fn digits(n: u64) -> u128 {
+    n.checked_ilog10().map_or(1, |d| d as u128 + 1)
+}
+
+/// Sum of the decimal digit counts of `from..to` (O(20), not O(to - from)).
+fn digits_in_range(from: u64, to: u64) -> u128 {
+    let mut sum = 0u128;
+    let mut lo: u128 = 0;
+    for d in 1..=20u32 {
+        let hi: u128 = 10u128.pow(d);
+        let (a, b) = ((from as u128).max(lo), (to as u128).min(hi));
+        if a < b {
+            sum += (b - a) * d as u128;
+        }
+        lo = hi;
+    }
+    sum
+}
+
+/// Digits of the `len_bits` of chunks `from..to` of demand `i`, with
+/// [`Expansion`]'s lengths (`bw`, the last chunk the remainder, chunks past
+/// the count `bw`).
+fn len_digits(inst: &Instance, i: usize, from: u64, to: u64) -> u128 {
+    let c = inst.chunks(i);
+    let mut sum = (to - from) as u128 * digits(inst.bw);
+    if from < c && c - 1 < to {
+        sum = sum - digits(inst.bw) + digits(inst.chunk_len(i, c - 1));
+    }
+    sum
+}
+
+/// Exact size in bytes of `schedule` written in `format`, computed round by
+/// round without expanding (for a schedule of 10^18 ticks as fast as for
+/// one). u128 holds any schedule whose tick count fits in u64.
+pub fn output_size(inst: &Instance, schedule: &Schedule, format: Format) -> u128 {
+    if format == Format::Compact {
+        let mut counter = CountingWriter(0);
+        // Compact output is O(rounds): counting it is as cheap as computing it.
+        let _ = write_compact(inst, schedule, &mut counter);
+        return counter.0;
+    }
+    let demands = inst.demands();
+    let mut sent = vec![0u64; demands.len()];
+    let mut tick0: u128 = 0;
+    let mut total: u128 = match format {
+        Format::Json => (json_header(inst).len() + JSON_FOOTER.len()) as u128,
+        _ => CSV_HEADER.len() as u128,
+    };
+    let chunk_fixed: u128 = JSON_CHUNK.iter().map(|p| p.len() as u128).sum();
+    for round in &schedule.rounds {
+        let r = round.repeat as u128;
+        if r == 0 {
+            continue;
+        }
+        let (from_t, to_t) = (tick0, tick0 + r);
+        let mut in_round: u128 = 0;
+        // Bytes of the round that do not depend on the tick number.
+        let mut per_tick: u128 = 0;
+        let mut lens: u128 = 0;
+        for &di in &round.demands {
+            let i = di as usize;
+            let Some(d) = demands.get(i) else { continue };
+            in_round += 1;
+            per_tick += digits(d.src as u64) + digits(d.dst as u64);
+            let from = sent[i];
+            let to = from.saturating_add(round.repeat);
+            lens += len_digits(inst, i, from, to);
+            sent[i] = to;
+        }
+        total += lens;
+        total += match format {
+            Format::Json => {
+                // Per tick: "," (not before the first), "\n[", chunks joined by ",", "]".
+                let commas = if from_t == 0 { r - 1 } else { r };
+                let per = 3 + in_round * chunk_fixed + in_round.saturating_sub(1) + per_tick;
+                commas + r * per
+            }
+            _ => {
+                // Per chunk: "tick," "src," "dst," "len\n".
+                let ticks = if to_t <= u64::MAX as u128 {
+                    digits_in_range(from_t as u64, to_t as u64)
+                } else {
+                    // Past u64 (never valid): tick numbers of 20 digits.
+                    r * 20
+                };
+                in_round * ticks + r * (per_tick + 4 * in_round)
+            }
+        };
+        tick0 = to_t;
+    }
+    total
+}
+
+/// A writer that only counts bytes.
+struct CountingWriter(u128);
+
+impl Write for CountingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u128;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Error of the schedule file writers.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error("refusing to write an invalid schedule (internal error, please report): {0}")]
     Invalid(String),
+    #[error(
+        "the {format} schedule would be {bytes} bytes ({}), above the output limit of {limit} bytes ({})",
+        human_bytes(*.bytes),
+        human_bytes(*.limit as u128)
+    )]
+    TooLarge {
+        format: &'static str,
+        bytes: u128,
+        limit: u64,
+    },
+    #[error(transparent)]
+    Output(#[from] OutputError),
     #[error("cannot write {path}: {source}")]
     Io { path: String, source: io::Error },
 }
 
-/// Validates, then writes `schedule` to `path` atomically (temporary file
-/// in the same directory, then rename). `-` writes to stdout.
+/// `1.5 GiB`-style rendering of a byte count.
+pub fn human_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Compact => "compact",
+        }
+    }
+}
+
+/// Checks that `schedule` is valid and its `format` output at most
+/// `max_bytes`; returns the exact size.
+pub fn check_schedule_output(
+    inst: &Instance,
+    schedule: &Schedule,
+    format: Format,
+    max_bytes: u64,
+) -> Result<u128, WriteError> {
+    let report = validate_compact(inst, schedule);
+    if !report.passed() {
+        return Err(WriteError::Invalid(report.one_line()));
+    }
+    let bytes = output_size(inst, schedule, format);
+    if bytes > max_bytes as u128 {
+        return Err(WriteError::TooLarge {
+            format: format.name(),
+            bytes,
+            limit: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Validates `schedule`, checks its size against `max_bytes`, then writes
+/// it into a prepared output (which the caller commits). Nothing is
+/// written when a check fails.
+pub fn write_schedule_to(
+    inst: &Instance,
+    schedule: &Schedule,
+    format: Format,
+    out: &mut OutputFile,
+    max_bytes: u64,
+) -> Result<(), WriteError> {
+    check_schedule_output(inst, schedule, format, max_bytes)?;
+    out.write(|w| write_schedule(inst, schedule, format, w))
+        .map_err(|source| WriteError::Io {
+            path: out.shown().to_string(),
+            source,
+        })
+}
+
+/// Validates, then writes `schedule` to `path` (`-`: stdout) with the
+/// default size limit; see [`write_schedule_file_limited`].
 pub fn write_schedule_file(
     inst: &Instance,
     schedule: &Schedule,
     format: Format,
     path: &Path,
 ) -> Result<(), WriteError> {
-    let report = validate_compact(inst, schedule);
-    if !report.passed() {
-        return Err(WriteError::Invalid(report.one_line()));
-    }
-    if path == Path::new("-") {
-        let stdout = io::stdout();
-        let mut w = io::BufWriter::new(stdout.lock());
-        return write_schedule(inst, schedule, format, &mut w)
-            .and_then(|_| w.flush())
-            .map_err(|source| WriteError::Io {
-                path: "<stdout>".into(),
-                source,
-            });
-    }
-    write_atomically(path, |w| write_schedule(inst, schedule, format, w)).map_err(|source| {
-        WriteError::Io {
-            path: path.display().to_string(),
-            source,
-        }
-    })
+    write_schedule_file_limited(inst, schedule, format, path, DEFAULT_MAX_OUTPUT_BYTES)
 }
 
-/// Writes a file through `f` into a temporary sibling, fsyncs, renames.
-pub fn write_atomically(
+/// Validates `schedule`, checks its output size against `max_bytes`, then
+/// writes it to `path` through [`output`] (atomically for regular files).
+/// `-` writes to stdout.
+pub fn write_schedule_file_limited(
+    inst: &Instance,
+    schedule: &Schedule,
+    format: Format,
     path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+    max_bytes: u64,
+) -> Result<(), WriteError> {
+    check_schedule_output(inst, schedule, format, max_bytes)?;
+    let mut out = output::prepare(path)?;
+    let io = |source| WriteError::Io {
+        path: path.display().to_string(),
+        source,
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".tickopt-").suffix(".tmp");
-    // Temporary files are private (0600) by default; the result is an
-    // ordinary output file (0644 before the umask).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let tmp = builder.tempfile_in(dir)?;
-    {
-        let mut w = io::BufWriter::new(tmp.as_file());
-        f(&mut w)?;
-        w.flush()?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    out.write(|w| write_schedule(inst, schedule, format, w))
+        .map_err(io)?;
+    out.commit().map_err(io)
 }
