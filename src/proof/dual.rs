@@ -248,9 +248,11 @@ pub fn check(inst: &Instance, ticks: u64, p: &DualProof) -> Result<Vec<String>, 
                 }
             }
         }
-        Solved::Many { rank } => return Err(ProofError::Invalid(format!(
+        Solved::Many { rank } => {
+            return Err(ProofError::Invalid(format!(
             "the restricted system has rank {rank} < {k} unknowns: this route does not refute it"
-        ))),
+        )))
+        }
     }
     Ok(out)
 }
