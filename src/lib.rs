@@ -27,6 +27,7 @@ pub mod exec;
 pub mod gen;
 pub mod graph;
 pub mod instance;
+pub mod proof;
 pub mod schedule;
 pub mod solve;
 pub mod validate;

@@ -49,7 +49,7 @@ fn standard_set_strict1_is_proven_optimal_and_verifies() {
         let report = validate_schedule_file(&inst, &sched).unwrap();
         let claim: Claim = serde_json::from_value(serde_json::json!({
             "model": "STRICT1", "ticks": sol.ticks, "lower_bound": sol.lower_bound.ticks,
-            "status": sol.status, "witness": sol.lower_bound.witness, "exhaustive": sol.exhaustive,
+            "status": sol.status, "witness": sol.lower_bound.witness, "proof": sol.proof,
         }))
         .unwrap();
         let v = verify_claim(&inst, &report, &claim);
@@ -101,8 +101,8 @@ fn closed_form_optima_through_the_library() {
         .unwrap();
         assert_eq!((sol.ticks, sol.status), (want, status), "Petersen x{m}");
         if status == Status::OptimalExhaustive {
-            let rec = sol.exhaustive.as_ref().expect("exhaustive record");
-            assert!(rec.variables > 0 && !rec.method.is_empty());
+            let proof = sol.proof.as_ref().expect("proof object");
+            assert_eq!(proof.refutes_ticks, want - 1);
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use crate::bounds::{Bounds, LowerBound};
 use crate::instance::Instance;
-use crate::solve::{ExhaustiveRecord, Solution, Status};
+use crate::proof::Proof;
+use crate::solve::{Solution, Status};
 use serde::{Deserialize, Serialize};
 
 /// Summary of one solve: the claim and the numbers behind it.
@@ -28,8 +29,10 @@ pub struct Summary {
     pub seconds: f64,
     /// All bounds computed, each with its witness.
     pub bounds: serde_json::Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exhaustive: Option<serde_json::Value>,
+    /// The proof behind `optimal_exhaustive` (bound to the instance's hash
+    /// and the refuted tick count); `verify` checks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Proof>,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub details: serde_json::Map<String, serde_json::Value>,
 }
@@ -55,10 +58,7 @@ impl Summary {
             rounds: sol.stats.rounds,
             seconds: sol.stats.seconds,
             bounds: serde_json::to_value(bounds).unwrap_or_default(),
-            exhaustive: sol
-                .exhaustive
-                .as_ref()
-                .map(|e: &ExhaustiveRecord| serde_json::to_value(e).unwrap_or_default()),
+            proof: sol.proof.clone(),
             details: sol.stats.details.clone(),
         }
     }

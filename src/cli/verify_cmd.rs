@@ -1,11 +1,14 @@
 //! `tickopt verify`.
 
 use crate::instance::{read_instance_file, Limits};
+use crate::proof::cnf::colourable_cnf;
+use crate::proof::ProofBody;
 use crate::schedule::validate_schedule_file;
-use crate::verify::{verify_claim, Claim};
+use crate::schedule::writers::write_atomically;
+use crate::verify::{verify_claim, Claim, Outcome};
 use anyhow::Context;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
@@ -20,6 +23,13 @@ pub struct VerifyArgs {
     /// Print the verification as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the summary's proof for standard tools into this
+    /// (existing) directory: for a DRAT proof `colourable.cnf` (DIMACS,
+    /// re-derived from the instance) and `refutation.drat`, to check with
+    /// `drat-trim colourable.cnf refutation.drat`; for a dual proof
+    /// `dual.json`.
+    #[arg(long, value_name = "DIR")]
+    pub emit_proof: Option<PathBuf>,
 }
 
 pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
@@ -29,15 +39,20 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
     let claim: Claim = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a tickopt summary", a.summary.display()))?;
+    if let Some(dir) = &a.emit_proof {
+        emit_proof(&inst, &claim, dir)?;
+    }
     let v = verify_claim(&inst, &report, &claim);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        for c in &v.checks {
-            outln!("ok    {c}")?;
-        }
-        for f in &v.failures {
-            outln!("FAIL  {f}")?;
+        for l in &v.lines {
+            let tag = match l.outcome {
+                Outcome::Checked => "ok   ",
+                Outcome::Failed => "FAIL ",
+                Outcome::NotChecked => "n/a  ",
+            };
+            outln!("{tag} {:<9} {}", l.part.as_str(), l.what)?;
         }
         outln!(
             "{}: claim {} {} ticks, status {}",
@@ -48,4 +63,29 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
         )?;
     }
     Ok(if v.holds { 0 } else { 2 })
+}
+
+fn emit_proof(inst: &crate::instance::Instance, claim: &Claim, dir: &Path) -> anyhow::Result<()> {
+    let p = claim
+        .proof
+        .as_ref()
+        .context("--emit-proof: the summary carries no proof")?;
+    if !dir.is_dir() {
+        anyhow::bail!("--emit-proof: {} is not a directory", dir.display());
+    }
+    let write = |name: &str, body: &str| -> anyhow::Result<()> {
+        let path = dir.join(name);
+        write_atomically(&path, |w| w.write_all(body.as_bytes()))
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    match &p.body {
+        ProofBody::Drat(d) => {
+            let cnf = colourable_cnf(inst, p.refutes_ticks)
+                .context("--emit-proof: cannot build the CNF")?;
+            write("colourable.cnf", &cnf.to_dimacs())?;
+            write("refutation.drat", &d.drat)?;
+        }
+        ProofBody::Dual(_) => write("dual.json", &serde_json::to_string_pretty(p)?)?,
+    }
+    Ok(())
 }

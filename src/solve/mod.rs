@@ -9,21 +9,23 @@
 //! |---|---|---|---|
 //! | [`koenig::Koenig`] | READ1_WRITE1 | yes: Delta ticks | independent (weighted perfect matchings) |
 //! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts, O(log) growth |
-//! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB or LB+1 with proof | LP over matchings: independent |
+//! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
 
 pub mod greedy;
 pub mod koenig;
 pub mod orient;
 pub mod per_tick_greedy;
 pub mod portfolio;
+pub mod proofs;
+mod solution;
 mod status;
 pub mod strict1_exact;
 
+pub use solution::{Solution, SolveStats};
 pub use status::{certify, Status};
 
-use crate::bounds::{Bounds, LowerBound};
+use crate::bounds::Bounds;
 use crate::instance::Instance;
-use crate::schedule::Schedule;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -34,7 +36,9 @@ pub struct SolveOptions {
     pub time_limit: Option<Duration>,
 }
 
-/// Record of an exact search that proved the lower bound infeasible.
+/// Record of an exact search (the assignment ILP) that found the lower
+/// bound infeasible. Evidence only, kept in the solve's details: an ILP's
+/// "infeasible" is not a proof (DESIGN.md §10); [`Solution::proof`] is.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ExhaustiveRecord {
     pub method: String,
@@ -42,38 +46,6 @@ pub struct ExhaustiveRecord {
     pub constraints: u64,
     pub nodes: u64,
     pub seconds: f64,
-}
-
-/// Statistics of a solve.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct SolveStats {
-    /// Name of the solver (or portfolio member) that produced the schedule.
-    pub solver: String,
-    pub rounds: usize,
-    /// Whole solve, bounds included (set by [`crate::solve_instance`]).
-    pub seconds: f64,
-    /// Of which computing the bounds (set by [`crate::solve_instance`]).
-    #[serde(default)]
-    pub bounds_seconds: f64,
-    /// Free-form details of the method (LP value, columns, ...).
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-    pub details: serde_json::Map<String, serde_json::Value>,
-}
-
-/// A schedule and what is proven about it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Solution {
-    #[serde(skip)]
-    pub schedule: Schedule,
-    pub ticks: u64,
-    pub lower_bound: LowerBound,
-    pub status: Status,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exhaustive: Option<ExhaustiveRecord>,
-    pub stats: SolveStats,
-    /// Every bound computed for the instance (`lower_bound` is the best).
-    #[serde(skip)]
-    pub bounds: Bounds,
 }
 
 /// A scheduling algorithm.
@@ -85,35 +57,30 @@ pub trait Solver: Sync {
     fn solve(&self, inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution;
 }
 
-impl Solution {
-    /// Wraps a schedule with its certificate (no exhaustive proof).
-    pub fn from_schedule(
-        schedule: Schedule,
-        bounds: &Bounds,
-        solver: &str,
-        seconds: f64,
-    ) -> Solution {
-        let ticks = schedule.ticks();
-        let delta = bounds.degree.ticks;
-        Solution {
-            status: certify(ticks, bounds.best.ticks, delta, bounds.complete, false),
-            ticks,
-            lower_bound: bounds.best.clone(),
-            exhaustive: None,
-            stats: SolveStats {
-                bounds_seconds: 0.0,
-                solver: solver.to_string(),
-                rounds: schedule.len(),
-                seconds,
-                details: Default::default(),
-            },
-            bounds: bounds.clone(),
-            schedule,
-        }
-    }
+/// A solver and the models it solves.
+#[derive(Clone, Copy)]
+pub struct RegisteredSolver {
+    pub solver: &'static dyn Solver,
+    pub models: &'static [crate::instance::Model],
+}
 
-    /// Gap to the lower bound in ticks.
-    pub fn gap(&self) -> u64 {
-        self.ticks.saturating_sub(self.lower_bound.ticks)
-    }
+/// Every solver of the crate, for test suites that run all of them
+/// (and for choosing by name).
+pub fn registry() -> &'static [RegisteredSolver] {
+    use crate::instance::Model::{Read1Write1, Strict1};
+    static ALL: [RegisteredSolver; 3] = [
+        RegisteredSolver {
+            solver: &koenig::Koenig,
+            models: &[Read1Write1],
+        },
+        RegisteredSolver {
+            solver: &greedy::Greedy,
+            models: &[Strict1, Read1Write1],
+        },
+        RegisteredSolver {
+            solver: &strict1_exact::Strict1Exact,
+            models: &[Strict1],
+        },
+    ];
+    &ALL
 }

@@ -2,12 +2,13 @@
 //!
 //! Column generation on the matching LP (HiGHS), rounding to compact
 //! rounds, residual recolouring (Kempe chains, assignment ILP), and, when
-//! the result is one tick above a bound that equals Delta, an exact
-//! search that can prove the bound infeasible (`optimal_exhaustive`).
+//! the result is one tick above the bound, a search for a checkable proof
+//! that the bound is infeasible ([`super::proofs`]; `optimal_exhaustive`
+//! only with one).
 //! See DESIGN.md §9 and the module docs of `colour`.
 
 use super::orient::edge_rounds_to_schedule;
-use super::{certify, ExhaustiveRecord, Solution, SolveOptions, SolveStats, Solver};
+use super::{ExhaustiveRecord, Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::colour::{colour_strict1, ColourInput};
 use crate::graph::DemandGraph;
@@ -37,43 +38,34 @@ impl Solver for Strict1Exact {
         };
         let colouring = colour_strict1(&input);
         let schedule = edge_rounds_to_schedule(&g.undirected, &colouring.rounds);
-        let ticks = schedule.ticks();
-        let exhaustive = colouring.exhaustive.as_ref().map(|p| ExhaustiveRecord {
-            method: p.method.clone(),
-            variables: p.variables,
-            constraints: p.constraints,
-            nodes: p.nodes,
-            seconds: p.seconds,
-        });
-        let status = certify(
-            ticks,
-            bounds.best.ticks,
-            bounds.degree.ticks,
-            bounds.complete,
-            exhaustive.is_some(),
-        );
-        let details = match serde_json::to_value(&colouring.stats) {
+        let mut details = match serde_json::to_value(&colouring.stats) {
             Ok(serde_json::Value::Object(m)) => m,
             _ => Default::default(),
         };
-        Solution {
-            ticks,
-            lower_bound: bounds.best.clone(),
-            status,
-            exhaustive: if status == super::Status::OptimalExhaustive {
-                exhaustive
-            } else {
-                None
-            },
-            stats: SolveStats {
-                bounds_seconds: 0.0,
-                solver: format!("{}:{}", self.name(), colouring.stats.method),
-                rounds: schedule.len(),
-                seconds: t0.elapsed().as_secs_f64(),
-                details,
-            },
-            bounds: bounds.clone(),
-            schedule,
+        if let Some(p) = &colouring.exhaustive {
+            // The ILP's infeasibility is evidence, not a proof: kept as a detail.
+            let rec = ExhaustiveRecord {
+                method: p.method.clone(),
+                variables: p.variables,
+                constraints: p.constraints,
+                nodes: p.nodes,
+                seconds: p.seconds,
+            };
+            if let Ok(v) = serde_json::to_value(rec) {
+                details.insert("exhaustive_ilp".into(), v);
+            }
         }
+        let mut sol = Solution::from_schedule(
+            schedule,
+            bounds,
+            &format!("{}:{}", self.name(), colouring.stats.method),
+            t0.elapsed().as_secs_f64(),
+        );
+        sol.stats.details = details;
+        // One tick above the bound: look for a checkable proof of the bound's
+        // infeasibility (within_one or feasible without one).
+        sol.attach_proof(inst);
+        sol.stats.seconds = t0.elapsed().as_secs_f64();
+        sol
     }
 }
