@@ -259,8 +259,15 @@ fn character_devices_are_written_in_place_and_survive() {
         dev.display()
     );
     assert!(sum.exists());
-    // And a summary onto it.
-    let o = run(&["solve", s(&small_instance()), "--summary", s(&dev)]);
+    // Both outputs onto it: a device takes any number of writers.
+    let o = run(&[
+        "solve",
+        s(&small_instance()),
+        "--out",
+        s(&dev),
+        "--summary",
+        s(&dev),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(is_char_device(&dev));
     assert!(temps(dir.path()).is_empty());

@@ -305,3 +305,37 @@ fn moe_plugin_stays_small() {
     let v = run(&["validate", json.to_str().unwrap(), sched.to_str().unwrap()]);
     assert_eq!(v.status.code(), Some(0), "{}", stdout(&v));
 }
+
+#[test]
+fn schedule_counts_never_saturate_into_a_pass() {
+    use tickopt::instance::Model;
+    use tickopt::schedule::Schedule;
+    use tickopt::validate::validate_compact;
+    let inst = instance(Model::Strict1, 2, 1, &[(0, 1, u64::MAX)]);
+    // Merging two rounds whose repeats overflow keeps them apart.
+    let mut s = Schedule::new();
+    s.push(u64::MAX, vec![0]);
+    assert_eq!(s.checked_ticks(), Some(u64::MAX));
+    assert!(
+        validate_compact(&inst, &s).passed(),
+        "2^64-1 ticks, exactly right"
+    );
+    s.push(1, vec![0]);
+    assert_eq!(s.len(), 2);
+    assert_eq!(s.checked_ticks(), None);
+    let r = validate_compact(&inst, &s);
+    assert!(!r.passed());
+    assert!(r.one_line().contains("overflows"), "{}", r.one_line());
+    // The case: two rounds of 2^63.
+    let mut s = Schedule::new();
+    s.rounds.push(tickopt::schedule::Round {
+        repeat: 1 << 63,
+        demands: vec![0],
+    });
+    s.rounds.push(tickopt::schedule::Round {
+        repeat: 1 << 63,
+        demands: vec![0],
+    });
+    let r = validate_compact(&inst, &s);
+    assert!(!r.passed(), "{}", r.one_line());
+}

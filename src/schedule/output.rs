@@ -15,7 +15,8 @@
 //!   is opened and written in place: renaming a file over it would replace
 //!   the device node.
 //! - Directories, block devices, sockets and a path ending in `/` are
-//!   refused; so are two outputs that resolve to the same file.
+//!   refused; so are two outputs that resolve to the same file (except a
+//!   character device such as `/dev/null`, which takes any number).
 //!
 //! Temporary files are registered while they exist; the first one installs
 //! a SIGINT/SIGTERM/SIGHUP handler (`signal-hook`: a thread receives the
@@ -74,6 +75,8 @@ pub struct OutputFile {
     /// What identifies the final target, to refuse two outputs on one file.
     identity: Identity,
     target: Target,
+    /// A character device: several outputs may share it.
+    shareable: bool,
 }
 
 #[derive(PartialEq, Eq, Debug)]
@@ -94,6 +97,7 @@ pub fn prepare(path: &Path) -> Result<OutputFile, OutputError> {
             shown: "<stdout>".into(),
             identity: Identity::Stdout,
             target: Target::Stdout,
+            shareable: false,
         });
     }
     // `metadata` follows symlinks the way `open` does (also /proc magic
@@ -122,6 +126,7 @@ pub fn prepare(path: &Path) -> Result<OutputFile, OutputError> {
                         dest,
                         tmp: Some(tmp),
                     },
+                    shareable: false,
                 });
             }
             if let Some(kind) = unsupported_kind(&ft) {
@@ -131,6 +136,7 @@ pub fn prepare(path: &Path) -> Result<OutputFile, OutputError> {
                 shown,
                 identity,
                 target: Target::InPlace(path.to_path_buf()),
+                shareable: is_char_device(&ft),
             })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -155,6 +161,7 @@ pub fn prepare(path: &Path) -> Result<OutputFile, OutputError> {
                     dest,
                     tmp: Some(tmp),
                 },
+                shareable: false,
             })
         }
         Err(e) => Err(io_error(path, e)),
@@ -167,7 +174,10 @@ pub fn prepare_all(paths: &[&Path]) -> Result<Vec<OutputFile>, OutputError> {
     let mut outs: Vec<OutputFile> = Vec::with_capacity(paths.len());
     for p in paths {
         let o = prepare(p)?;
-        if let Some(prev) = outs.iter().find(|q| q.identity == o.identity) {
+        let clash = outs
+            .iter()
+            .find(|q| q.identity == o.identity && !(q.shareable && o.shareable));
+        if let Some(prev) = clash {
             return Err(OutputError::SameFile {
                 first: prev.shown.clone(),
                 second: o.shown,
@@ -302,6 +312,17 @@ fn unsupported_kind(ft: &fs::FileType) -> Option<&'static str> {
     } else {
         Some("special file")
     }
+}
+
+#[cfg(unix)]
+fn is_char_device(ft: &fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    ft.is_char_device()
+}
+
+#[cfg(not(unix))]
+fn is_char_device(_ft: &fs::FileType) -> bool {
+    false
 }
 
 #[cfg(not(unix))]
