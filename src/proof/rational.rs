@@ -97,15 +97,16 @@ pub fn solve(mut a: Vec<Vec<Q>>, mut b: Vec<Q>) -> Option<Solved> {
         a.swap(r, p);
         b.swap(r, p);
         let pv = a[r][c];
-        for j in c..cols {
-            a[r][j] = a[r][j].div(pv)?;
+        for q in &mut a[r][c..cols] {
+            *q = q.div(pv)?;
         }
         b[r] = b[r].div(pv)?;
         for i in 0..rows {
             if i != r && !a[i][c].is_zero() {
                 let f = a[i][c];
-                for j in c..cols {
-                    a[i][j] = a[i][j].sub(f.mul(a[r][j])?)?;
+                let pivot_row = a[r].clone();
+                for (q, &p) in a[i][c..cols].iter_mut().zip(&pivot_row[c..cols]) {
+                    *q = q.sub(f.mul(p)?)?;
                 }
                 b[i] = b[i].sub(f.mul(b[r])?)?;
             }
