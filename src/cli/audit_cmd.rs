@@ -63,13 +63,20 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     }
     // Everything is read before anything is solved or written: an
     // unreadable file is exit 1 with no output.
+    let phases = super::progress::Phases::start("reading the instance");
     let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
-    let facts = a
-        .schedules
-        .iter()
-        .map(|p| read_schedule_facts(&inst, p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut facts = Vec::with_capacity(a.schedules.len());
+    for p in &a.schedules {
+        phases.phase(format!("validating {}", p.display()));
+        facts.push(read_schedule_facts(&inst, p)?);
+    }
+    phases.phase(format!(
+        "tickopt's own bounds and solve ({} slots, {} chunks)",
+        inst.slots,
+        inst.total_chunks()
+    ));
     let sol = solve_instance(&inst, &request)?;
+    drop(phases);
     let gates = Gates {
         max_gap_ticks: a.max_gap_ticks,
         max_gap: a.max_gap,

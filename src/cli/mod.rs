@@ -22,6 +22,7 @@ mod common;
 mod convert_cmd;
 mod gen_cmd;
 mod plugin_cmd;
+mod progress;
 mod replay_cmd;
 mod solve_cmd;
 mod summary;

@@ -74,8 +74,15 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     for p in a.out.iter().chain(a.summary.iter()) {
         check_output_dir(p)?;
     }
+    let phases = super::progress::Phases::start("reading the instance");
     let inst = a.instance.load()?;
+    phases.phase(format!(
+        "bounds and solve ({} slots, {} chunks)",
+        inst.slots,
+        inst.total_chunks()
+    ));
     let sol = solve_instance(&inst, &request)?;
+    phases.phase("writing");
     let summary = Summary::new(
         &inst,
         Some(a.instance.input.display().to_string()),
@@ -99,6 +106,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         })
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    drop(phases);
     eprintln!("{}", summary.one_line());
     Ok(0)
 }

@@ -55,7 +55,7 @@ fn ticks_chart(a: &Audit) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" role="img" aria-label="schedules against optimum and lower bound">"#
     );
     let bottom = mt + row * rows as f64;
-    let mut bar = |s: &mut String, i: usize, label: &str, ticks: u64, colour: &str, title: &str| {
+    let bar = |s: &mut String, i: usize, label: &str, ticks: u64, colour: &str, title: &str| {
         let y = mt + row * i as f64;
         let _ = write!(
             s,
@@ -107,7 +107,7 @@ fn ticks_chart(a: &Audit) -> String {
             &title,
         );
     }
-    let mut vline = |s: &mut String, t: u64, colour: &str, dash: &str, name: &str| {
+    let vline = |s: &mut String, t: u64, colour: &str, dash: &str, name: &str| {
         let x = sx(t as f64);
         let _ = write!(
             s,
