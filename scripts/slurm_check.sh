@@ -72,7 +72,7 @@ cleanup() {
     kill -9 "$pid" 2>/dev/null || true
   done
   if (( rc != 0 )); then
-    for f in "$T"/log/*; do
+    for f in "$T"/log/* "$T"/out/*.log; do
       [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 20 "$f" >&2; }
     done
   fi

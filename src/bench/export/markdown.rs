@@ -51,7 +51,7 @@ impl Exporter for Markdown {
         writeln!(w, "## Families\n")?;
         writeln!(
             w,
-            "Ticks above the lower bound are what the bound alone leaves open; the possible gap to the optimum is zero for runs proven optimal (`optimal`, `optimal_exhaustive`) and the gap to the bound otherwise.\n"
+            "Ticks above the lower bound: how far a schedule is from the bound (a proven-optimal schedule can be above it, as on Petersen). Possible gap to the optimum: zero for runs proven optimal (`optimal`, `optimal_exhaustive`), the gap to the bound otherwise (an upper estimate).\n"
         )?;
         writeln!(
             w,
