@@ -4,7 +4,7 @@
 //! its own: validity comes from the validator ([`crate::validate`]), the
 //! lower bound, its witness and the best schedule from tickopt's own solve
 //! ([`crate::solve_instance`]). What it adds is the bookkeeping a user
-//! would otherwise do by hand (DESIGN.md §3 for the statuses):
+//! would otherwise do by hand (doc/design.md §3 for the statuses):
 //!
 //! - `gap_ticks` = schedule ticks - optimum when tickopt's status proves the
 //!   optimum (`optimal`, `optimal_exhaustive`); otherwise schedule ticks -
@@ -392,6 +392,86 @@ impl Audit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instance::{Demand, Limits};
+    use crate::{solve_instance, SolveRequest, SolverChoice};
+
+    fn facts(name: &str, valid: bool, ticks: u64) -> ScheduleFacts {
+        let mut b = Bucketer::new(ticks);
+        b.add(3, ticks);
+        ScheduleFacts {
+            name: name.into(),
+            valid,
+            ticks,
+            total_errors: u64::from(!valid),
+            error_kinds: if valid {
+                vec![]
+            } else {
+                vec!["COVERAGE".into()]
+            },
+            first_errors: vec![],
+            verdict: if valid { "PASS".into() } else { "FAIL".into() },
+            utilisation: b.finish(3),
+        }
+    }
+
+    /// K7 under STRICT1: the greedy needs 8 ticks, the odd-set bound is 7.
+    /// With only the greedy's solve the optimum is not proven, so gaps are
+    /// measured against the bound and flagged as upper estimates.
+    #[test]
+    fn unproven_optimum_gives_upper_estimates_against_the_bound() {
+        let demands = (0..7u32).flat_map(|a| {
+            (a + 1..7).map(move |b| Demand {
+                src: a,
+                dst: b,
+                bits: 1024,
+            })
+        });
+        let inst = Instance::new(Model::Strict1, 7, 1024, demands, &Limits::default()).unwrap();
+        let request = SolveRequest {
+            solver: SolverChoice::Greedy,
+            time_limit: None,
+        };
+        let sol = solve_instance(&inst, &request).unwrap();
+        assert_eq!((sol.ticks, sol.lower_bound.ticks), (8, 7));
+        assert!(!proves_optimum(sol.status));
+        let gates = Gates {
+            max_gap_ticks: Some(0),
+            max_gap: None,
+        };
+        let a = Audit::build(
+            &inst,
+            "k7",
+            &sol,
+            vec![
+                facts("eight", true, 8),
+                facts("bad", false, 6),
+                facts("seven", true, 7),
+            ],
+            gates,
+        );
+        assert_eq!(a.optimum_ticks, None);
+        assert_eq!(a.gap_reference, GapReference::LowerBound);
+        assert_eq!(a.reference_ticks, 7);
+        assert_eq!(a.best_ticks, 8);
+        let [eight, bad, seven] = &a.schedules[..] else {
+            panic!("three schedules")
+        };
+        assert_eq!(
+            (eight.gap_ticks, eight.ticks_saved, eight.rank),
+            (Some(1), Some(0), 2)
+        );
+        assert!(eight.gap_is_upper_estimate && !eight.passed);
+        assert_eq!(
+            (seven.gap_ticks, seven.ticks_saved, seven.rank),
+            (Some(0), Some(-1), 1)
+        );
+        assert!(seven.passed);
+        // Invalid: no gap, ranked last even with the fewest ticks.
+        assert_eq!((bad.gap_ticks, bad.gap_ratio, bad.rank), (None, None, 3));
+        assert!(!bad.passed && bad.failures[0].starts_with("invalid"));
+        assert!(!a.passed);
+        assert!(a.optimum_sentence().contains("optimum not proven"));
+    }
 
     #[test]
     fn bucketer_spreads_runs_over_buckets() {

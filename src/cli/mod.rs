@@ -40,7 +40,7 @@ pub use summary::Summary;
 /// each tick moves one chunk per transfer. STRICT1: a slot takes part in at
 /// most one transfer per tick. READ1_WRITE1: a slot sends at most once and
 /// receives at most once per tick. tickopt finds schedules with few ticks and
-/// proves how good they are (see doc/ and DESIGN.md).
+/// proves how good they are (see doc/design.md).
 #[derive(Parser, Debug)]
 #[command(name = "tickopt", version, about, long_about)]
 pub struct Cli {

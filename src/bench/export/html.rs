@@ -358,8 +358,8 @@ impl Exporter for Html {
             } else {
                 ""
             };
-            let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
-                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), format!("<span style=\"color:{}\">&#9632;</span> {}", status_colour(r.status), r.status), opt(&r.gap), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
+            let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\"><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
+                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), status_colour(r.status), r.status, opt(&r.gap), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
             let mut err = r.error.clone().unwrap_or_default();
             if h.compare_cg {
                 match &r.cg {

@@ -101,7 +101,12 @@ pub fn family_summaries(records: &[BenchRecord]) -> Vec<FamilySummary> {
                 statuses: status_counts(rs.iter().copied()),
                 max_gap: rs.iter().filter_map(|r| r.gap).max().unwrap_or(0),
                 mean_gap_ratio: mean(&ratios),
-                max_possible_gap: rs.iter().filter_map(|r| possible_gap(r)).max().unwrap_or(0),
+                max_possible_gap: rs
+                    .iter()
+                    .copied()
+                    .filter_map(possible_gap)
+                    .max()
+                    .unwrap_or(0),
                 mean_possible_gap_ratio: mean(&possible),
                 known_matched: rs
                     .iter()
