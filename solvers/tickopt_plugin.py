@@ -1,11 +1,27 @@
 #!/usr/bin/env python3
 """copyspace-guard solver plugin that runs tickopt.
 
-Usage: copyspace-guard audit DEMANDS --solver-plugin solvers/tickopt_plugin.py ...
+Usage (give this file by absolute path: copyspace-guard runs it from its
+own working directory):
+
+    copyspace-guard audit --demands d.csv --bw 1024 \
+        --solver-plugin "$PWD/solvers/tickopt_plugin.py" --outdir out/
 
 copyspace-guard runs this file with the instance JSON on stdin and reads one
 schedule JSON from stdout. This shim only finds the `tickopt` binary and
 forwards stdin/stdout to `tickopt plugin`; diagnostics go to stderr.
+
+Large schedules: copyspace-guard refuses plugin output above
+--solver-plugin-max-output-bytes (default 8,000,000 bytes). A schedule JSON
+takes about 45 bytes per chunk; the 16-slot all-to-all at 1000 chunks per
+pair (240,000 chunks, 30,000 ticks) measured 10,830,043 bytes, so pass e.g.
+--solver-plugin-max-output-bytes 16000000.
+
+Keeping the proof: copyspace-guard sees only the schedule. Set
+$TICKOPT_PLUGIN_SUMMARY to a file path and `tickopt plugin` also writes its
+summary there (status, lower bound and witness, as `tickopt solve
+--summary` does), for `tickopt verify`; or use `tickopt audit`, which
+measures gaps against tickopt's own proven optimum.
 
 The binary is looked up, in order: $TICKOPT_BIN, `tickopt` on $PATH, then
 target/release/tickopt in this repository. Extra arguments for

@@ -19,6 +19,7 @@
 //! assert_eq!(sol.status, tickopt::solve::Status::Optimal);
 //! ```
 
+pub mod audit;
 pub mod bench;
 pub mod bounds;
 pub mod cli;

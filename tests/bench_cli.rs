@@ -155,3 +155,82 @@ fn bench_with_a_failure_exits_2_and_still_writes_everything() {
     assert_ne!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad shard"));
 }
+
+#[test]
+fn a_directory_of_csvs_without_a_manifest_benches_with_bw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("plain");
+    std::fs::create_dir_all(&set).unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/demo");
+    for f in ["petersen_n10_m1_s0.csv", "ring_n8_m1_s0.csv"] {
+        std::fs::copy(demo.join(f), set.join(f)).unwrap();
+    }
+    let out = tmp.path().join("out");
+    // Without --bw the CSVs cannot be read: exit 1, nothing written.
+    let o = tickopt(&["bench", s(&set), "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("--bw"), "{stderr}");
+    assert!(!out.exists());
+
+    let o = tickopt(&[
+        "bench",
+        s(&set),
+        "--out",
+        s(&out),
+        "--bw",
+        "1024",
+        "--model",
+        "STRICT1",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = tickopt::bench::export::read_results(&out.join("results.json")).unwrap();
+    assert_eq!(r.header.sets, vec!["plain".to_string()]);
+    let by_family: Vec<(&str, &str, Option<u64>)> = r
+        .records
+        .iter()
+        .map(|r| (r.family.as_str(), r.status.as_str(), r.ticks))
+        .collect();
+    // Petersen's chromatic index is 4 over a bound of 3: proven by the
+    // exhaustive search, not by the bound.
+    assert_eq!(
+        by_family,
+        vec![
+            ("petersen", "optimal_exhaustive", Some(4)),
+            ("ring", "optimal", Some(2))
+        ]
+    );
+    // The gap chart separates ticks above the bound (Petersen: 1 of 3)
+    // from the possible gap to the optimum (zero: proven).
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("petersen: above the lower bound: mean 33.33%"),
+        "{html}"
+    );
+    assert!(html.contains(
+        "petersen: possible gap to the optimum: mean 0.00% of the lower bound, max 0 ticks"
+    ));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| optimal_exhaustive |") && md.contains("seconds (sum)"));
+    // The terminal table names the status as it is.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("optimal_exhaustive"), "{stdout}");
+}
+
+#[test]
+fn a_missing_set_path_is_exit_1_with_no_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let gone = tmp.path().join("gone");
+    let o = tickopt(&["bench", s(&gone), "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("gone: no such set"), "{stderr}");
+    assert!(!out.exists());
+    assert!(o.stdout.is_empty());
+}

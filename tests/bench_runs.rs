@@ -268,9 +268,13 @@ fn a_bad_instance_or_entry_is_recorded_and_the_others_run() {
         ]}"#,
     )
     .unwrap();
-    let nowhere = tmp.path().join("no-such-set");
     let out = tmp.path().join("out");
-    let o = run(&[set.clone(), nowhere], &out, &opts(2));
+    // A set path that does not exist stops the run before anything is written.
+    let nowhere = tmp.path().join("no-such-set");
+    let e = bench::run_bench(&[set.clone(), nowhere], &out, &opts(2), &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("no-such-set: no such set"), "{e}");
+    assert!(!out.exists());
+    let o = run(std::slice::from_ref(&set), &out, &opts(2));
     let rs = &o.results.records;
     let ok: Vec<_> = rs.iter().filter(|r| !r.is_failed()).collect();
     assert_eq!(ok.len(), 2, "good.csv under both models");
@@ -291,8 +295,7 @@ fn a_bad_instance_or_entry_is_recorded_and_the_others_run() {
     err("missing.csv");
     let weird = err("weird.csv");
     assert!(weird.error.as_deref().unwrap().contains("instances[3]"));
-    err("no-such-set");
-    assert_eq!(o.failed, 4);
+    assert_eq!(o.failed, 3);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("## Failures") && md.contains("missing.csv"));
 }

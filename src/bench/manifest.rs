@@ -9,6 +9,9 @@
 //!    "known_optimum_reason": {"STRICT1": "...", "READ1_WRITE1": "..."}}]}
 //! ```
 //!
+//! A directory without a manifest is a set too ([`Manifest::from_directory`]):
+//! every `*.csv` and `*.json` file in it, with `bw` given on the command line.
+//!
 //! Reading is per entry: one malformed entry is an error naming it while
 //! the other entries still load ([`Manifest::load`]). `known_optimum` is
 //! given only where a theorem proves it without a solver
@@ -135,6 +138,91 @@ impl Manifest {
     }
 }
 
+impl Manifest {
+    /// A manifest for a directory that has none: one entry per `*.csv` and
+    /// `*.json` file directly in `dir` (sorted by name), both models, `bw`
+    /// for the CSVs (an instance JSON has its own). The family is the file
+    /// name up to `_n<digits>` (`tickopt gen`'s naming), else the name.
+    pub fn from_directory(dir: &Path, bw: Option<u64>) -> Result<Manifest, ManifestError> {
+        let fail = |m: String| ManifestError {
+            path: dir.display().to_string(),
+            message: m,
+        };
+        let read = std::fs::read_dir(dir).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let mut files = Vec::new();
+        for e in read {
+            let e = e.map_err(|e| fail(format!("cannot read: {e}")))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+            if is_file && (name.ends_with(".csv") || name.ends_with(".json")) {
+                files.push(name);
+            }
+        }
+        files.sort();
+        if files.is_empty() {
+            return Err(fail(format!(
+                "no {MANIFEST_FILE} and no instance files (*.csv, *.json)"
+            )));
+        }
+        if bw.is_none() {
+            if let Some(csv) = files.iter().find(|f| f.ends_with(".csv")) {
+                return Err(fail(format!(
+                    "no {MANIFEST_FILE}: give --bw BITS to bench its demands CSVs (e.g. {csv})"
+                )));
+            }
+        }
+        if bw == Some(0) {
+            return Err(fail("--bw must be > 0".into()));
+        }
+        let entries = files
+            .into_iter()
+            .map(|file| {
+                let name = Path::new(&file)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| file.clone());
+                Ok(ManifestEntry {
+                    family: family_of_name(&name),
+                    bw: if file.ends_with(".csv") { bw } else { None },
+                    name,
+                    file,
+                    parameters: Default::default(),
+                    slots: None,
+                    models: all_models(),
+                    known_optimum: Default::default(),
+                    known_optimum_reason: Default::default(),
+                })
+            })
+            .collect();
+        let set = dir
+            .canonicalize()
+            .ok()
+            .as_deref()
+            .unwrap_or(dir)
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "set".into());
+        Ok(Manifest {
+            path: dir.join(MANIFEST_FILE),
+            set,
+            description: format!("{} without a manifest", dir.display()),
+            entries,
+        })
+    }
+}
+
+/// `alltoall_n16_m1000_s0` -> `alltoall`; a name without `_n<digit>` is its
+/// own family.
+fn family_of_name(name: &str) -> String {
+    let b = name.as_bytes();
+    for i in 0..b.len().saturating_sub(2) {
+        if b[i] == b'_' && b[i + 1] == b'n' && b[i + 2].is_ascii_digit() && i > 0 {
+            return name[..i].to_string();
+        }
+    }
+    name.to_string()
+}
+
 fn parse_entry(i: usize, v: &Value) -> Result<ManifestEntry, BadEntry> {
     let label = v
         .get("file")
@@ -211,4 +299,17 @@ pub fn upsert_entry(path: &Path, set: &str, entry: ManifestEntry) -> Result<(), 
         w.write_all(b"\n")
     })
     .map_err(|e| fail(format!("cannot write: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_from_generated_names() {
+        assert_eq!(family_of_name("alltoall_n16_m1000_s0"), "alltoall");
+        assert_eq!(family_of_name("bidir_ring_n8_m1_s0"), "bidir_ring");
+        assert_eq!(family_of_name("custom"), "custom");
+        assert_eq!(family_of_name("_n3"), "_n3");
+    }
 }

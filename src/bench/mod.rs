@@ -8,12 +8,15 @@
 //! ([`export`]) in a canonical record order whatever the thread count.
 //! Shards split a run across machines and [`merge`] joins them; `--resume`
 //! reuses every record whose run key (set, file, instance hash, model,
-//! options) is already in the journal. Optionally copyspace-guard runs on
+//! options) is already in the journal. A set is a directory with a
+//! manifest, a manifest file, or a plain directory of instance files
+//! ([`Manifest::from_directory`], `bw` from the options). Optionally copyspace-guard runs on
 //! the same instances for a side-by-side comparison ([`cg`]).
 //!
 //! The library prints nothing: progress goes through a callback
 //! ([`Progress`]), errors are values; a bad manifest entry or instance
-//! becomes a `failed` record naming it, and the other runs go on.
+//! becomes a `failed` record naming it, and the other runs go on; a set
+//! path that does not exist stops the run before anything is written.
 
 pub mod cg;
 pub mod export;
@@ -23,7 +26,7 @@ pub mod record;
 
 pub use export::{write_outputs, Results, ResultsHeader};
 pub use manifest::{upsert_entry, Manifest, ManifestEntry};
-pub use record::{instance_hash, BenchRecord, CgResult, RunKey};
+pub use record::{instance_hash, BenchRecord, CgResult, RunKey, RunStatus};
 
 use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
 use crate::validate::validate_compact;
@@ -78,6 +81,9 @@ pub struct BenchOptions {
     pub compare_cg: Option<PathBuf>,
     /// Wall-clock limit of one copyspace-guard run.
     pub cg_timeout: Duration,
+    /// Bits per chunk for the demands CSVs of a set directory without a
+    /// manifest (a manifest gives its own per entry).
+    pub bw: Option<u64>,
 }
 
 impl Default for BenchOptions {
@@ -91,6 +97,7 @@ impl Default for BenchOptions {
             shard: None,
             compare_cg: None,
             cg_timeout: Duration::from_secs(300),
+            bw: None,
         }
     }
 }
@@ -144,6 +151,8 @@ pub enum BenchError {
     },
     #[error("{0}")]
     Options(String),
+    #[error("{0}")]
+    BadSet(String),
     #[error("{path}: no results.json or journal to merge")]
     NothingToMerge { path: String },
     #[error("{path}: {message}")]
@@ -203,7 +212,7 @@ fn failed_record(
         lower_bound: None,
         witness: None,
         ticks: None,
-        status: "failed".into(),
+        status: RunStatus::Failed,
         gap: None,
         gap_ratio: None,
         known_optimum: None,
@@ -226,7 +235,12 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
     // Units: all models of one entry stay together, so shards split entries.
     let mut units: Vec<Vec<Task>> = Vec::new();
     for set_path in sets {
-        let manifest = match Manifest::load(set_path) {
+        let load = if set_path.is_dir() && !set_path.join(manifest::MANIFEST_FILE).exists() {
+            Manifest::from_directory(set_path, opts.bw)
+        } else {
+            Manifest::load(set_path)
+        };
+        let manifest = match load {
             Ok(m) => m,
             Err(e) => {
                 let set = set_path.display().to_string();
@@ -404,7 +418,7 @@ fn measure(
     r.lower_bound = Some(lb);
     r.witness = Some(sol.lower_bound.witness.kind().to_string());
     r.ticks = Some(sol.ticks);
-    r.status = sol.status.as_str().to_string();
+    r.status = RunStatus::Solved(sol.status);
     r.gap = Some(sol.gap());
     r.gap_ratio = Some(if lb == 0 {
         1.0
@@ -435,7 +449,29 @@ pub fn load_records(dir: &Path) -> Result<Vec<BenchRecord>, BenchError> {
     Ok(Vec::new())
 }
 
+/// Refuses, before anything is run or written, a set path that does not
+/// exist and a directory without a manifest that cannot be benched (no
+/// instance files, or CSVs without `bw`). A manifest that exists but is
+/// broken is not refused here: it becomes a failed record, like a bad entry.
+pub fn check_sets(sets: &[PathBuf], opts: &BenchOptions) -> Result<(), BenchError> {
+    for p in sets {
+        if !p.exists() {
+            return Err(BenchError::BadSet(format!(
+                "{}: no such set (a directory of instance files, with or without {}, or a manifest file)",
+                p.display(),
+                manifest::MANIFEST_FILE
+            )));
+        }
+        if p.is_dir() && !p.join(manifest::MANIFEST_FILE).exists() {
+            Manifest::from_directory(p, opts.bw).map_err(|e| BenchError::BadSet(e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs the benchmark of `sets` into `out` and writes every output.
+/// Set paths are checked first ([`check_sets`]): a bad one is an error and
+/// nothing is written.
 pub fn run_bench(
     sets: &[PathBuf],
     out: &Path,
@@ -445,6 +481,7 @@ pub fn run_bench(
     if opts.jobs == 0 {
         return Err(BenchError::Options("--jobs must be >= 1".into()));
     }
+    check_sets(sets, opts)?;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     let journal_path = out.join(JOURNAL_FILE);
     let previous = if opts.resume {

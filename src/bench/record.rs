@@ -1,6 +1,7 @@
 //! One benchmark run's record, its identity, and the instance hash.
 
 use crate::instance::Instance;
+use crate::solve::Status;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -18,9 +19,79 @@ pub struct CgResult {
     pub error: Option<String>,
 }
 
+/// How a run ended: a solve with its certificate status, or no solve at
+/// all (the instance or entry could not be read, or the engine failed).
+/// Written as the status's own name (`optimal`, `optimal_exhaustive`,
+/// `within_one`, `feasible`) or `failed`, so results files keep one flat
+/// string field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunStatus {
+    Solved(Status),
+    Failed,
+}
+
+impl RunStatus {
+    /// Every outcome, in display order (strongest certificate first).
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Solved(Status::Optimal),
+        RunStatus::Solved(Status::OptimalExhaustive),
+        RunStatus::Solved(Status::WithinOne),
+        RunStatus::Solved(Status::Feasible),
+        RunStatus::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Solved(s) => s.as_str(),
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    /// Whether the run's schedule is proven optimal (`optimal`,
+    /// `optimal_exhaustive`): its gap to the optimum is zero whatever its
+    /// gap to the lower bound.
+    pub fn proves_optimum(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Solved(Status::Optimal | Status::OptimalExhaustive)
+        )
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RunStatus {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        RunStatus::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown run status {s:?} (expected optimal, optimal_exhaustive, within_one, feasible or failed)")
+            })
+    }
+}
+
+impl Serialize for RunStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RunStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One run: an instance of a set under one model with one set of options.
-/// A failed run has `status == "failed"`, `error` set and the numbers it
-/// could not compute absent.
+/// A failed run has `status == RunStatus::Failed`, `error` set and the
+/// numbers it could not compute absent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchRecord {
     pub set: String,
@@ -41,9 +112,8 @@ pub struct BenchRecord {
     pub lower_bound: Option<u64>,
     pub witness: Option<String>,
     pub ticks: Option<u64>,
-    /// A solve status (`optimal`, `optimal_exhaustive`, `within_one`,
-    /// `feasible`) or `failed`.
-    pub status: String,
+    /// The solve's status, or `failed`.
+    pub status: RunStatus,
     pub gap: Option<u64>,
     /// ticks / lower bound.
     pub gap_ratio: Option<f64>,
@@ -79,7 +149,7 @@ pub struct RunKey {
 
 impl BenchRecord {
     pub fn is_failed(&self) -> bool {
-        self.status == "failed"
+        self.status == RunStatus::Failed
     }
 
     /// The identity `--resume` and `merge` use.

@@ -1,8 +1,9 @@
 //! `tickopt bench SET... --out DIR` and `tickopt bench merge DIR... --out DIR`.
 
-use crate::bench::export::{family_summaries, fmt_seconds};
-use crate::bench::{merge, run_bench, BenchOptions, Progress, Results, Shard};
+use crate::bench::export::{family_summaries, fmt_seconds, STATUSES};
+use crate::bench::{merge, run_bench, BenchOptions, Progress, Results, RunStatus, Shard};
 use crate::instance::Model;
+use crate::solve::Status;
 use crate::SolverChoice;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,7 +16,8 @@ use std::time::Duration;
 pub struct BenchArgs {
     #[command(subcommand)]
     pub sub: Option<BenchSub>,
-    /// Instance sets: directories holding a manifest.json (or manifest files).
+    /// Instance sets: directories holding a manifest.json, manifest files,
+    /// or plain directories of instance files (*.csv with --bw, *.json).
     #[arg(required = true, value_name = "SET")]
     pub sets: Vec<PathBuf>,
     /// Output directory: results.json, results.csv, report.md, report.html, journal.jsonl.
@@ -27,9 +29,19 @@ pub struct BenchArgs {
     /// Time limit in seconds for exact searches, per run.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
-    /// Run only these models (comma-separated), intersected with each entry's.
-    #[arg(long, value_delimiter = ',', value_name = "MODEL,...")]
+    /// Run only these models (comma-separated), intersected with each
+    /// entry's (a set without a manifest lists both).
+    #[arg(
+        long,
+        visible_alias = "model",
+        value_delimiter = ',',
+        value_name = "MODEL,..."
+    )]
     pub models: Option<Vec<Model>>,
+    /// Bits per chunk for the demands CSVs of a set directory without a
+    /// manifest.json (a manifest gives each entry's own).
+    #[arg(long, value_name = "BITS")]
+    pub bw: Option<u64>,
     /// Reuse the runs already recorded in DIR's journal with the same
     /// instance hash and options; run the rest.
     #[arg(long)]
@@ -143,6 +155,20 @@ impl Reporter {
     }
 }
 
+/// A status in its own colour on a terminal (the ANSI colours nearest to
+/// the reports' ones), plain otherwise or with NO_COLOR.
+fn paint(status: RunStatus, text: String) -> String {
+    let style = console::Style::new().for_stdout();
+    let style = match status {
+        RunStatus::Solved(Status::Optimal) => style.green().bold(),
+        RunStatus::Solved(Status::OptimalExhaustive) => style.cyan(),
+        RunStatus::Solved(Status::WithinOne) => style.yellow(),
+        RunStatus::Solved(Status::Feasible) => style.color256(208),
+        RunStatus::Failed => style.red().bold(),
+    };
+    style.apply_to(text).to_string()
+}
+
 /// Prints the table of runs (small sets) or of families, and the outputs.
 fn print_summary(results: &Results, out: &std::path::Path) {
     let rs = &results.records;
@@ -153,34 +179,42 @@ fn print_summary(results: &Results, out: &std::path::Path) {
         );
         for r in rs {
             println!(
-                "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {:<18} {:>9}",
+                "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {} {:>9}",
                 format!("{}/{}", r.set, r.instance),
                 r.model,
                 r.slots.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.chunks.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.lower_bound.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.ticks.map(|v| v.to_string()).unwrap_or("-".into()),
-                r.status,
+                paint(r.status, format!("{:<18}", r.status.as_str())),
                 fmt_seconds(r.seconds)
             );
         }
     } else {
+        let mut header = format!("{:<24} {:>5}", "family", "runs");
+        for st in STATUSES {
+            header.push_str(&format!(
+                " {}",
+                paint(
+                    st,
+                    format!("{:>w$}", st.as_str(), w = st.as_str().len().max(6))
+                )
+            ));
+        }
         println!(
-            "{:<24} {:>5} {:>8} {:>10} {:>9} {:>7} {:>8} {:>9}",
-            "family", "runs", "optimal", "within_one", "feasible", "failed", "max gap", "seconds"
+            "{header} {:>12} {:>16} {:>13}",
+            "max gap (LB)", "max possible gap", "seconds (sum)"
         );
         for f in family_summaries(rs) {
-            let n = |s: &str| f.statuses.iter().find(|(k, _)| *k == s).map_or(0, |x| x.1);
+            let mut line = format!("{:<24} {:>5}", f.family, f.runs);
+            for (st, n) in &f.statuses {
+                line.push_str(&format!(" {:>w$}", n, w = st.as_str().len().max(6)));
+            }
             println!(
-                "{:<24} {:>5} {:>8} {:>10} {:>9} {:>7} {:>8} {:>9}",
-                f.family,
-                f.runs,
-                n("optimal") + n("optimal_exhaustive"),
-                n("within_one"),
-                n("feasible"),
-                n("failed"),
+                "{line} {:>12} {:>16} {:>13}",
                 f.max_gap,
-                fmt_seconds(f.seconds)
+                f.max_possible_gap,
+                fmt_seconds(f.seconds_sum)
             );
         }
     }
@@ -230,6 +264,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
         shard: a.shard,
         compare_cg: a.compare_cg,
         cg_timeout: Duration::from_secs_f64(a.cg_timeout),
+        bw: a.bw,
     };
     let reporter = Reporter::new();
     let outcome = run_bench(&a.sets, &out, &opts, &|p| reporter.event(p));

@@ -14,8 +14,15 @@ pub struct BoundsArgs {
 }
 
 pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
+    let phases = super::progress::Phases::start("reading the instance");
     let inst = a.instance.load()?;
+    phases.phase(format!(
+        "bounds ({} slots, {} chunks)",
+        inst.slots,
+        inst.total_chunks()
+    ));
     let b = bounds_for(&inst, &DemandGraph::new(&inst));
+    drop(phases);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&b)?)?;
         return Ok(0);

@@ -3,7 +3,8 @@
 //! Handlers convert flags into the library's plain option types, call the
 //! library, print and write files. No mathematics here. Exit codes: 0 success
 //! (validate: PASS), 1 bad input or error, 2 a check that ran and failed
-//! (validate: FAIL; verify: claim rejected).
+//! (validate: FAIL; verify: claim rejected; audit: a schedule invalid or
+//! outside the gates).
 
 /// `println!` that returns the write error instead of panicking (a closed
 /// pipe, as in `tickopt bounds x | head`, must not panic).
@@ -14,11 +15,14 @@ macro_rules! outln {
     }};
 }
 
+mod audit_cmd;
 mod bench_cmd;
 mod bounds_cmd;
 mod common;
+mod convert_cmd;
 mod gen_cmd;
 mod plugin_cmd;
+mod progress;
 mod replay_cmd;
 mod solve_cmd;
 mod summary;
@@ -36,7 +40,7 @@ pub use summary::Summary;
 /// each tick moves one chunk per transfer. STRICT1: a slot takes part in at
 /// most one transfer per tick. READ1_WRITE1: a slot sends at most once and
 /// receives at most once per tick. tickopt finds schedules with few ticks and
-/// proves how good they are (see doc/ and DESIGN.md).
+/// proves how good they are (see doc/design.md).
 #[derive(Parser, Debug)]
 #[command(name = "tickopt", version, about, long_about)]
 pub struct Cli {
@@ -50,6 +54,14 @@ pub enum Command {
     Solve(solve_cmd::SolveArgs),
     /// Print the lower bounds of an instance, each with its witness.
     Bounds(bounds_cmd::BoundsArgs),
+    /// How far schedules are from optimal: validity, ticks, gap to the
+    /// optimum (or lower bound) from tickopt's own solve, ranked side by
+    /// side; reports with --out-dir. Exit 0 if every schedule is valid and
+    /// inside the gates, 2 if not, 1 if a file cannot be read.
+    Audit(audit_cmd::AuditArgs),
+    /// Write the normalised instance as copyspace-guard instance JSON v0
+    /// (e.g. from a demands CSV, for `copyspace-guard validate`).
+    Convert(convert_cmd::ConvertArgs),
     /// Check a schedule against an instance (copyspace-guard semantics).
     /// Exit 0 on PASS, 2 on FAIL, 1 if a file cannot be read.
     Validate(validate_cmd::ValidateArgs),
@@ -74,6 +86,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Solve(a) => solve_cmd::run(a),
         Command::Bounds(a) => bounds_cmd::run(a),
+        Command::Audit(a) => audit_cmd::run(a),
+        Command::Convert(a) => convert_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Verify(a) => verify_cmd::run(a),
         Command::Plugin(a) => plugin_cmd::run(a),

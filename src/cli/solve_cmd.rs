@@ -76,8 +76,15 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     // Every output is checked (and its temporary file created) before any
     // work; nothing appears under an output name before the end.
     let [out_file, summary_file] = prepare_outputs([a.out.as_deref(), a.summary.as_deref()])?;
+    let phases = super::progress::Phases::start("reading the instance");
     let inst = a.instance.load()?;
+    phases.phase(format!(
+        "bounds and solve ({} slots, {} chunks)",
+        inst.slots,
+        inst.total_chunks()
+    ));
     let sol = solve_instance(&inst, &request)?;
+    phases.phase("writing");
     let summary = Summary::new(
         &inst,
         Some(a.instance.input.display().to_string()),
@@ -113,6 +120,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         file.commit()
             .with_context(|| format!("cannot write {shown}"))?;
     }
+    drop(phases);
     eprintln!("{}", summary.one_line());
     Ok(0)
 }

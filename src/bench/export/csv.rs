@@ -66,7 +66,7 @@ impl Exporter for Csv {
                 o(&r.lower_bound),
                 o(&r.witness),
                 o(&r.ticks),
-                r.status.clone(),
+                r.status.to_string(),
                 o(&r.gap),
                 o(&r.gap_ratio),
                 o(&r.known_optimum),

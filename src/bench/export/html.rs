@@ -1,9 +1,11 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, no scripts,
-//! no network): time against size on log-log axes, status and gap per
-//! family, and the table of runs.
+//! no network): time against size on log-log axes, status per family, the
+//! gap per family split into ticks above the lower bound and the possible
+//! gap to the optimum (zero for proven runs), and the table of runs.
+//! Statuses keep their own names and colours ([`status_colour`]).
 
 use super::markdown::cg_sentence;
-use super::summary::STATUSES;
+use super::summary::{status_colour, STATUSES};
 use super::{family_summaries, fmt_seconds, opt, status_counts, Exporter, Results};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -15,16 +17,6 @@ fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-fn status_colour(s: &str) -> &'static str {
-    match s {
-        "optimal" => "#2e7d32",
-        "optimal_exhaustive" => "#66bb6a",
-        "within_one" => "#f9a825",
-        "feasible" => "#ef6c00",
-        _ => "#c62828",
-    }
 }
 
 fn model_colour(m: &str) -> &'static str {
@@ -171,7 +163,13 @@ fn time_chart(results: &Results) -> String {
     s
 }
 
-/// Stacked bars of statuses per family, and a bar of the mean ticks/LB.
+/// Colour of "ticks above the lower bound" (not a status: a proven run can
+/// be above the bound).
+const ABOVE_BOUND: &str = "#90a4ae";
+/// Colour of "possible gap to the optimum".
+const POSSIBLE_GAP: &str = "#ef6c00";
+
+/// Stacked bars of statuses per family, and the gap bars.
 fn family_charts(results: &Results) -> (String, String) {
     let fams = family_summaries(&results.records);
     let row = 22.0;
@@ -203,7 +201,7 @@ fn family_charts(results: &Results) -> (String, String) {
                 st,
                 r#"<rect x="{x:.1}" y="{y:.1}" width="{wd:.1}" height="{:.1}" fill="{}"><title>{}: {n} {status}</title></rect>"#,
                 row - 4.0,
-                status_colour(status),
+                status_colour(*status),
                 esc(&f.family)
             );
             x += wd;
@@ -226,20 +224,25 @@ fn family_charts(results: &Results) -> (String, String) {
             status_colour(s),
             lx + 13.0
         );
-        lx += 14.0 + 7.0 * s.len() as f64 + 12.0;
+        lx += 14.0 + 7.0 * s.as_str().len() as f64 + 12.0;
     }
     st.push_str("</svg>");
 
+    // Gap chart: two bars per family. Grey: mean ticks above the lower
+    // bound (what the bound alone cannot rule out). Orange: mean possible
+    // gap to the optimum, which is zero for runs whose status proves the
+    // optimum (optimal, optimal_exhaustive), so proven families show none.
     let mut gp = String::new();
+    let grow = 2.0 * row;
+    let gh = 50.0 + grow * fams.len() as f64;
     let _ = write!(
         gp,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{:.0}" role="img" aria-label="gap per family">"#,
-        ml + bw + 260.0,
-        h - 20.0
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{gh:.0}" role="img" aria-label="gap per family">"#,
+        ml + bw + 300.0
     );
     let max_excess = fams
         .iter()
-        .map(|f| f.mean_gap_ratio - 1.0)
+        .map(|f| (f.mean_gap_ratio - 1.0).max(f.mean_possible_gap_ratio - 1.0))
         .fold(0.0, f64::max);
     let scale = if max_excess > 0.0 {
         bw / max_excess
@@ -247,32 +250,58 @@ fn family_charts(results: &Results) -> (String, String) {
         0.0
     };
     for (i, f) in fams.iter().enumerate() {
-        let y = 10.0 + row * i as f64;
-        let excess = (f.mean_gap_ratio - 1.0).max(0.0);
-        let wd = excess * scale;
+        let y = 10.0 + grow * i as f64;
         let _ = write!(
             gp,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"#,
             ml - 6.0,
-            y + 14.0,
+            y + 20.0,
             esc(&f.family)
         );
+        for (k, (excess, max, colour, what)) in [
+            (
+                (f.mean_gap_ratio - 1.0).max(0.0),
+                f.max_gap,
+                ABOVE_BOUND,
+                "above the lower bound",
+            ),
+            (
+                (f.mean_possible_gap_ratio - 1.0).max(0.0),
+                f.max_possible_gap,
+                POSSIBLE_GAP,
+                "possible gap to the optimum",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let yy = y + k as f64 * (row - 2.0);
+            let wd = excess * scale;
+            let _ = write!(
+                gp,
+                r##"<rect x="{ml}" y="{yy:.1}" width="{wd:.1}" height="{:.1}" fill="{colour}"><title>{}: {what}: mean {:.2}% of the lower bound, max {max} ticks</title></rect><text x="{:.1}" y="{:.1}" font-size="11">+{:.2}% {what} (max {max} ticks)</text>"##,
+                row - 6.0,
+                esc(&f.family),
+                excess * 100.0,
+                ml + wd + 4.0,
+                yy + 12.0,
+                excess * 100.0
+            );
+        }
+    }
+    let ly = gh - 14.0;
+    let mut lx = ml;
+    for (colour, name) in [
+        (ABOVE_BOUND, "ticks above the lower bound"),
+        (POSSIBLE_GAP, "possible gap to the optimum (0 when proven)"),
+    ] {
         let _ = write!(
             gp,
-            r##"<rect x="{ml}" y="{y:.1}" width="{wd:.1}" height="{:.1}" fill="#ef6c00"><title>{}: mean ticks/LB {:.4}, max gap {} ticks</title></rect>"##,
-            row - 4.0,
-            esc(&f.family),
-            f.mean_gap_ratio,
-            f.max_gap
+            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{colour}"/><text x="{:.1}" y="{ly:.1}" font-size="11">{name}</text>"#,
+            ly - 9.0,
+            lx + 13.0
         );
-        let _ = write!(
-            gp,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11">+{:.2}% (max gap {} ticks)</text>"#,
-            ml + wd + 4.0,
-            y + 14.0,
-            excess * 100.0,
-            f.max_gap
-        );
+        lx += 14.0 + 6.5 * name.len() as f64 + 16.0;
     }
     gp.push_str("</svg>");
     (st, gp)
@@ -303,14 +332,18 @@ impl Exporter for Html {
         let _ = writeln!(s, "<p>{}</p>", esc(cg_sentence(results)));
         s.push_str("<h2>Status</h2><table><tr><th>status</th><th>runs</th></tr>");
         for (st, n) in status_counts(rs.iter()) {
-            let _ = write!(s, "<tr><td>{st}</td><td>{n}</td></tr>");
+            let _ = write!(
+                s,
+                "<tr><td><span style=\"color:{}\">&#9632;</span> {st}</td><td>{n}</td></tr>",
+                status_colour(st)
+            );
         }
         s.push_str("</table>\n<h2>Time against size (log-log)</h2>\n");
         s.push_str(&time_chart(results));
         let (status_svg, gap_svg) = family_charts(results);
         s.push_str("\n<h2>Status per family</h2>\n");
         s.push_str(&status_svg);
-        s.push_str("\n<h2>Gap per family (mean ticks / lower bound, above 1)</h2>\n");
+        s.push_str("\n<h2>Gap per family</h2>\n<p>Grey: mean ticks above the lower bound, as % of the bound. Orange: mean possible gap to the optimum, as % of the bound: zero for runs proven optimal (<code>optimal</code>, <code>optimal_exhaustive</code>), the gap to the bound otherwise (an upper estimate).</p>\n");
         s.push_str(&gap_svg);
         s.push_str("\n<h2>Runs</h2>\n<table><tr><th>instance</th><th>model</th><th>slots</th><th>chunks</th><th>lower bound</th><th>witness</th><th>ticks</th><th>status</th><th>gap</th><th>known</th><th>seconds</th><th>solver</th>");
         if h.compare_cg {
@@ -325,8 +358,8 @@ impl Exporter for Html {
             } else {
                 ""
             };
-            let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
-                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), esc(&r.status), opt(&r.gap), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
+            let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\"><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
+                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), status_colour(r.status), r.status, opt(&r.gap), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
             let mut err = r.error.clone().unwrap_or_default();
             if h.compare_cg {
                 match &r.cg {

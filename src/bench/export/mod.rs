@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::path::Path;
 
-pub use summary::{family_summaries, status_counts, FamilySummary};
+pub use summary::{
+    family_summaries, possible_gap, status_colour, status_counts, FamilySummary, STATUSES,
+};
 
 /// File name of the JSON results.
 pub const RESULTS_JSON: &str = "results.json";

@@ -1,0 +1,139 @@
+//! `tickopt audit INSTANCE SCHEDULE...`: how far each schedule is from
+//! optimal, against tickopt's own solve (the comparison is
+//! [`crate::audit`]).
+
+use super::common::OverrideArgs;
+use super::solve_cmd::{set_threads, time_limit};
+use crate::audit::{export, read_schedule_facts, Audit, Gates};
+use crate::instance::{read_instance_file, Limits};
+use crate::{solve_instance, SolveRequest, SolverChoice};
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Instance JSON, or demands CSV with --bw (and --model).
+    pub instance: PathBuf,
+    /// Schedules to audit, in any format tickopt reads (copyspace-guard
+    /// JSON or CSV, tickopt compact JSON); several are ranked side by side.
+    #[arg(required = true, value_name = "SCHEDULE")]
+    pub schedules: Vec<PathBuf>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
+    /// Fail (exit 2) a schedule more than N ticks above the optimum (or,
+    /// when tickopt cannot prove the optimum, above the lower bound).
+    #[arg(long, value_name = "N")]
+    pub max_gap_ticks: Option<u64>,
+    /// Fail (exit 2) a schedule whose gap / optimum (or / lower bound) is
+    /// above RATIO, e.g. 0.1 for 10%.
+    #[arg(long, value_name = "RATIO")]
+    pub max_gap: Option<f64>,
+    /// Write audit.json, report.md and report.html here (created if needed).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Time limit in seconds for each exact phase of tickopt's solve (as in
+    /// `tickopt solve`). Cut short, the optimum may stay unproven and the
+    /// gaps become upper estimates.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Print audit.json on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
+    set_threads(a.threads)?;
+    if let Some(r) = a.max_gap {
+        if !(r.is_finite() && r >= 0.0) {
+            anyhow::bail!("--max-gap must be a ratio >= 0, got {r}");
+        }
+    }
+    let request = SolveRequest {
+        solver: SolverChoice::Auto,
+        time_limit: time_limit(a.time_limit)?,
+    };
+    if let Some(dir) = &a.out_dir {
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!("--out-dir {}: not a directory", dir.display());
+        }
+    }
+    // Everything is read before anything is solved or written: an
+    // unreadable file is exit 1 with no output.
+    let phases = super::progress::Phases::start("reading the instance");
+    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let mut facts = Vec::with_capacity(a.schedules.len());
+    for p in &a.schedules {
+        phases.phase(format!("validating {}", p.display()));
+        facts.push(read_schedule_facts(&inst, p)?);
+    }
+    phases.phase(format!(
+        "tickopt's own bounds and solve ({} slots, {} chunks)",
+        inst.slots,
+        inst.total_chunks()
+    ));
+    let sol = solve_instance(&inst, &request)?;
+    drop(phases);
+    let gates = Gates {
+        max_gap_ticks: a.max_gap_ticks,
+        max_gap: a.max_gap,
+    };
+    let audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates);
+    if let Some(dir) = &a.out_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        export::write_outputs(dir, &audit)?;
+    }
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&audit)?)?;
+    } else {
+        print_table(&audit)?;
+    }
+    Ok(if audit.passed { 0 } else { 2 })
+}
+
+fn print_table(a: &Audit) -> std::io::Result<()> {
+    use crate::audit::export::{gap_text, ratio_text};
+    outln!("{} {} slots, {} chunks", a.model, a.slots, a.chunks)?;
+    outln!("{}", a.optimum_sentence())?;
+    outln!(
+        "tickopt's schedule: {} ticks ({}, solver {})",
+        a.best_ticks,
+        a.optimum_status,
+        a.solver
+    )?;
+    outln!(
+        "{:>4}  {:<40} {:>5} {:>10} {:>10} {:>9} {:>11}  {}",
+        "rank",
+        "schedule",
+        "valid",
+        "ticks",
+        "gap",
+        "gap ratio",
+        "ticks saved",
+        "result"
+    )?;
+    for r in a.ranked() {
+        outln!(
+            "{:>4}  {:<40} {:>5} {:>10} {:>10} {:>9} {:>11}  {}",
+            r.rank,
+            r.name,
+            if r.valid { "yes" } else { "no" },
+            r.schedule_ticks,
+            gap_text(r.gap_ticks, r.gap_is_upper_estimate),
+            ratio_text(r.gap_ratio),
+            r.ticks_saved.map_or("-".into(), |t| t.to_string()),
+            if r.passed {
+                "PASS".to_string()
+            } else {
+                format!("FAIL: {}", r.failures.join("; "))
+            }
+        )?;
+        for e in &r.first_errors {
+            outln!("        {}", serde_json::to_string(e)?)?;
+        }
+    }
+    outln!("audit: {}", if a.passed { "PASS" } else { "FAIL" })
+}
