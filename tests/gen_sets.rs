@@ -34,6 +34,7 @@ fn manifests_list_every_file_and_every_file_parses() {
                     model: Some(Model::Strict1),
                     bw: e.bw,
                     slots: e.slots,
+                    ports: None,
                 },
                 &Limits::default(),
             )
