@@ -90,7 +90,15 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
     match claim.status {
         Status::Optimal => check(t == lb, format!("optimal: ticks {t} == lower bound {lb}")),
         Status::WithinOne => {
-            let delta = DemandGraph::new(inst).max_degree().0;
+            let g = DemandGraph::new(inst);
+            // Multi-port (DESIGN.md §11): Delta is max ceil(d(v)/ports(v)).
+            let delta = match inst.is_single_port() {
+                true => g.max_degree().0,
+                false => (0..inst.slots as usize)
+                    .map(|v| g.degree(v).div_ceil(inst.port(v) as u64))
+                    .max()
+                    .unwrap_or(0),
+            };
             check(
                 t == lb + 1,
                 format!("within_one: ticks {t} == lower bound {lb} + 1"),

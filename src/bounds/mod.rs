@@ -18,7 +18,7 @@ pub mod gamma;
 pub mod ports;
 mod witness;
 
-pub use witness::{LowerBound, Witness, WitnessError};
+pub use witness::{Direction, LowerBound, Witness, WitnessError};
 
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};

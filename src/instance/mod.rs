@@ -159,6 +159,15 @@ impl Instance {
             ));
         }
         ports.check(slots, "ports")?;
+        if ports.total(slots) > (u32::MAX / 2) as u64 {
+            return Err(InputError::field(
+                "ports",
+                format!(
+                    "{} ports in all is above the limit of 2^31-1",
+                    ports.total(slots)
+                ),
+            ));
+        }
         let ports = ports.normalised();
         let mut demands: Vec<(Demand, u64)> = Vec::new();
         for (i, (d, dbw)) in raw.into_iter().enumerate() {

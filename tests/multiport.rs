@@ -1,0 +1,369 @@
+//! Multi-port slots and per-demand bandwidth (DESIGN.md §11), end to end:
+//! solves against a brute-force f-colouring reference on small instances,
+//! closed forms on large ones, the claims re-checked by `verify`, and the
+//! validator's per-tick rule with ports.
+
+use proptest::prelude::*;
+use tickopt::bounds::Witness;
+use tickopt::instance::{Demand, Instance, Limits, Model, Ports};
+use tickopt::solve::Status;
+use tickopt::validate::{validate_compact, validate_expanded, RawChunk, TickValidator};
+use tickopt::verify::{verify_claim, Claim};
+use tickopt::{solve_instance, SolveRequest, SolverChoice};
+
+/// Minimum ticks by exhaustive search: every chunk gets a tick, slot `v`
+/// in at most `ports(v)` chunks per tick (READ1_WRITE1: per direction).
+/// Chunks in order, a new tick only as the next unused one (symmetry).
+fn brute_force_ticks(inst: &Instance) -> u64 {
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    for (i, d) in inst.demands().iter().enumerate() {
+        for _ in 0..inst.chunks(i) {
+            chunks.push((d.src as usize, d.dst as usize));
+        }
+    }
+    if chunks.is_empty() {
+        return 0;
+    }
+    let n = inst.slots as usize;
+    let ports: Vec<u32> = (0..n).map(|v| inst.port(v)).collect();
+    let strict = inst.model == Model::Strict1;
+    for t in 1..=chunks.len() {
+        // load[tick][side][slot]
+        let mut load = vec![[vec![0u32; n], vec![0u32; n]]; t];
+        if colour(&chunks, 0, 0, t, &mut load, &ports, strict) {
+            return t as u64;
+        }
+    }
+    unreachable!()
+}
+
+fn colour(
+    chunks: &[(usize, usize)],
+    k: usize,
+    used: usize,
+    t: usize,
+    load: &mut Vec<[Vec<u32>; 2]>,
+    ports: &[u32],
+    strict: bool,
+) -> bool {
+    if k == chunks.len() {
+        return true;
+    }
+    let (s, d) = chunks[k];
+    // Same pair as the previous chunk: no earlier tick than its (symmetry).
+    for c in 0..t.min(used + 1) {
+        let fits = if strict {
+            load[c][0][s] < ports[s] && load[c][0][d] < ports[d]
+        } else {
+            load[c][0][s] < ports[s] && load[c][1][d] < ports[d]
+        };
+        if !fits {
+            continue;
+        }
+        let (ss, ds) = if strict { (0, 0) } else { (0, 1) };
+        load[c][ss][s] += 1;
+        load[c][ds][d] += 1;
+        if colour(chunks, k + 1, used.max(c + 1), t, load, ports, strict) {
+            return true;
+        }
+        load[c][ss][s] -= 1;
+        load[c][ds][d] -= 1;
+    }
+    false
+}
+
+fn claim_of(sol: &tickopt::solve::Solution, inst: &Instance) -> Claim {
+    Claim {
+        model: inst.model.as_str().to_string(),
+        ticks: sol.ticks,
+        lower_bound: sol.lower_bound.ticks,
+        status: sol.status,
+        witness: sol.lower_bound.witness.clone(),
+        exhaustive: None,
+    }
+}
+
+/// Solves, validates both ways and verifies the claim; returns the solution.
+fn solve_checked(inst: &Instance, solver: SolverChoice) -> tickopt::solve::Solution {
+    let sol = solve_instance(
+        inst,
+        &SolveRequest {
+            solver,
+            time_limit: None,
+        },
+    )
+    .unwrap();
+    let compact = validate_compact(inst, &sol.schedule);
+    assert!(compact.passed(), "{}", compact.one_line());
+    assert_eq!(compact.ticks_total, sol.ticks);
+    let v = verify_claim(inst, &compact, &claim_of(&sol, inst));
+    assert!(v.holds, "claim refused: {:?}", v.failures);
+    sol
+}
+
+fn small_instance() -> impl Strategy<Value = Instance> {
+    (2u32..6, any::<bool>()).prop_flat_map(|(n, strict)| {
+        (
+            proptest::collection::vec(1u32..4, n as usize),
+            proptest::collection::vec((0..n, 0..n, 1u64..4, 1u64..3), 1..6),
+        )
+            .prop_filter_map("needs demands", move |(ports, raw)| {
+                let model = if strict {
+                    Model::Strict1
+                } else {
+                    Model::Read1Write1
+                };
+                // bits = chunks * bw, per-demand bw 10 or 20; one bw per pair.
+                let mut seen = std::collections::BTreeSet::new();
+                let demands: Vec<(Demand, Option<u64>)> = raw
+                    .into_iter()
+                    .filter(|&(s, d, _, _)| s != d && seen.insert((s, d)))
+                    .map(|(s, d, c, b)| {
+                        let bw = 10 * b;
+                        (
+                            Demand {
+                                src: s,
+                                dst: d,
+                                bits: c * bw - 3,
+                            },
+                            Some(bw),
+                        )
+                    })
+                    .collect();
+                let total: u64 = demands
+                    .iter()
+                    .map(|(d, b)| d.bits.div_ceil(b.unwrap()))
+                    .sum();
+                if demands.is_empty() || total > 9 {
+                    return None;
+                }
+                Instance::new_multiport(
+                    model,
+                    n,
+                    10,
+                    demands,
+                    Ports::PerSlot(ports),
+                    &Limits::default(),
+                )
+                .ok()
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Against brute force: bounds never exceed the optimum; READ1_WRITE1
+    /// and STRICT1 with even ports are solved at the optimum, proven by the
+    /// port degree; every status is true.
+    #[test]
+    fn multiport_matches_brute_force(inst in small_instance()) {
+        let opt = brute_force_ticks(&inst);
+        for solver in [SolverChoice::Auto, SolverChoice::Greedy] {
+            let sol = solve_checked(&inst, solver);
+            prop_assert!(sol.lower_bound.ticks <= opt, "bound {} above optimum {opt}", sol.lower_bound.ticks);
+            prop_assert!(sol.ticks >= opt);
+            let exact_case = inst.model == Model::Read1Write1 || inst.ports().all_even();
+            if exact_case {
+                prop_assert_eq!(sol.ticks, opt);
+                prop_assert_eq!(sol.status, Status::Optimal);
+                prop_assert_eq!(sol.lower_bound.ticks, sol.bounds.degree.ticks);
+            }
+            match sol.status {
+                Status::Optimal => prop_assert_eq!(sol.ticks, opt),
+                Status::WithinOne => prop_assert!(sol.ticks <= opt + 1),
+                Status::OptimalExhaustive => prop_assert!(false, "no exhaustive proof is claimed for multi-port"),
+                Status::Feasible => {}
+            }
+            prop_assert!(sol.bounds.complete);
+        }
+    }
+
+    /// STRICT1 with even ports only: Hakimi–Kariv reaches the degree bound.
+    #[test]
+    fn even_ports_strict1_is_exact(
+        n in 2u32..7,
+        ports in proptest::collection::vec(prop_oneof![Just(2u32), Just(4)], 7),
+        raw in proptest::collection::vec((0u32..7, 0u32..7, 1u64..50), 1..25),
+    ) {
+        let demands: Vec<Demand> = raw.into_iter()
+            .filter(|&(s, d, _)| s != d && s < n && d < n)
+            .map(|(s, d, bits)| Demand { src: s, dst: d, bits })
+            .collect();
+        prop_assume!(!demands.is_empty());
+        let inst = Instance::new(Model::Strict1, n, 1, demands, &Limits::default()).unwrap()
+            .with_ports(Ports::PerSlot(ports[..n as usize].to_vec())).unwrap();
+        let sol = solve_checked(&inst, SolverChoice::Auto);
+        prop_assert_eq!(sol.status, Status::Optimal);
+        prop_assert_eq!(sol.ticks, sol.bounds.degree.ticks);
+    }
+}
+
+/// All-to-all among `n` GPUs with `k` rails each, `m` chunks per pair.
+fn all_to_all(model: Model, n: u32, k: u32, m: u64) -> Instance {
+    let demands = (0..n).flat_map(|s| {
+        (0..n).filter(move |&d| d != s).map(move |d| Demand {
+            src: s,
+            dst: d,
+            bits: m * 1000,
+        })
+    });
+    Instance::new(model, n, 1000, demands, &Limits::default())
+        .unwrap()
+        .with_ports(Ports::Uniform(k))
+        .unwrap()
+}
+
+/// Closed forms: n x k all-to-all needs ceil(2(n-1)m/k) ticks (STRICT1, k
+/// even) and ceil((n-1)m/k) (READ1_WRITE1, any k), proven optimal.
+#[test]
+fn multi_rail_all_to_all_closed_forms() {
+    for (n, k, m) in [(64u32, 8u32, 1000u64), (48, 2, 7), (33, 4, 1_000_000)] {
+        let inst = all_to_all(Model::Strict1, n, k, m);
+        let sol = solve_checked(&inst, SolverChoice::Auto);
+        assert_eq!(sol.ticks, (2 * (n as u64 - 1) * m).div_ceil(k as u64));
+        assert_eq!(sol.status, Status::Optimal);
+        assert!(matches!(
+            sol.lower_bound.witness,
+            Witness::PortDegree { .. }
+        ));
+    }
+    for (n, k, m) in [(64u32, 8u32, 1000u64), (50, 3, 11), (17, 5, 1_000_000_007)] {
+        let inst = all_to_all(Model::Read1Write1, n, k, m);
+        let sol = solve_checked(&inst, SolverChoice::Auto);
+        assert_eq!(sol.ticks, ((n as u64 - 1) * m).div_ceil(k as u64));
+        assert_eq!(sol.status, Status::Optimal);
+    }
+}
+
+/// The worked example of the docs: two rails per GPU halve the ticks of an
+/// 8-GPU all-to-all, and both schedules are proven optimal.
+#[test]
+fn two_rails_halve_an_all_to_all() {
+    let one = solve_checked(&all_to_all(Model::Strict1, 8, 1, 4), SolverChoice::Auto);
+    let two = solve_checked(&all_to_all(Model::Strict1, 8, 2, 4), SolverChoice::Auto);
+    assert_eq!((one.ticks, one.status), (56, Status::Optimal));
+    assert_eq!((two.ticks, two.status), (28, Status::Optimal));
+}
+
+/// Odd ports, STRICT1: the triangle of 3-port slots with 9 chunks per edge
+/// has 9 ports in all, at most 4 transfers inside per tick: 27 chunks need
+/// 7 ticks, above the degree bound ceil(18/3) = 6; the witness verifies.
+#[test]
+fn odd_port_set_bound_beats_the_degree() {
+    let demands = [(0, 1), (1, 2), (0, 2)].map(|(s, d)| Demand {
+        src: s,
+        dst: d,
+        bits: 9,
+    });
+    let inst = Instance::new(Model::Strict1, 3, 1, demands, &Limits::default())
+        .unwrap()
+        .with_ports(Ports::Uniform(3))
+        .unwrap();
+    let sol = solve_checked(&inst, SolverChoice::Auto);
+    assert_eq!(sol.bounds.degree.ticks, 6);
+    assert_eq!(sol.lower_bound.ticks, 7);
+    assert!(matches!(
+        sol.lower_bound.witness,
+        Witness::OddPortSet {
+            chunks_inside: 27,
+            ports_total: 9,
+            bound: 7,
+            ..
+        }
+    ));
+    assert!(sol.ticks == 7 || sol.status != Status::Optimal);
+    // A doctored witness is refused.
+    let doctored = Witness::OddPortSet {
+        slots: vec![0, 1, 2],
+        chunks_inside: 27,
+        ports_total: 9,
+        bound: 8,
+    };
+    assert!(doctored.recompute(&inst).is_err());
+    // A one-port witness on a multi-port instance proves too much: refused.
+    let one_port = Witness::Degree {
+        slot: 0,
+        chunks: 18,
+        direction: tickopt::bounds::Direction::Both,
+    };
+    assert!(one_port.recompute(&inst).is_err());
+}
+
+/// The validator allows `ports(v)` transfers per tick and no more, with
+/// messages that name the ports; chunks are held to their demand's bandwidth.
+#[test]
+fn validator_counts_ports_and_per_demand_bandwidth() {
+    let inst = Instance::new_multiport(
+        Model::Read1Write1,
+        3,
+        100,
+        [
+            (
+                Demand {
+                    src: 0,
+                    dst: 1,
+                    bits: 400,
+                },
+                Some(200),
+            ),
+            (
+                Demand {
+                    src: 0,
+                    dst: 2,
+                    bits: 100,
+                },
+                None,
+            ),
+        ],
+        Ports::PerSlot(vec![2, 1, 1]),
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(inst.chunks(0), 2);
+    let chunk = |s, d, len| RawChunk::Chunk {
+        src: s,
+        dst: d,
+        len,
+    };
+    // Slot 0 sends twice (2 ports): fine; slot 1 receives twice: not.
+    let mut v = TickValidator::new(&inst);
+    v.push_tick(&[chunk(0, 1, 200), chunk(0, 2, 100)]);
+    v.push_tick(&[chunk(0, 1, 200)]);
+    assert!(v.finish().passed());
+    let mut v = TickValidator::new(&inst);
+    v.push_tick(&[chunk(0, 1, 200), chunk(0, 1, 200)]);
+    v.push_tick(&[chunk(0, 2, 100)]);
+    let r = v.finish();
+    assert!(!r.passed());
+    assert!(
+        r.one_line().contains("receives more than once"),
+        "{}",
+        r.one_line()
+    );
+    // 201 bits exceed the demand's bandwidth of 200; 101 exceed 100.
+    let mut v = TickValidator::new(&inst);
+    v.push_tick(&[chunk(0, 1, 201), chunk(0, 2, 101)]);
+    let r = v.finish();
+    assert_eq!(
+        r.errors
+            .iter()
+            .filter(|e| e.kind == tickopt::validate::ErrorKind::Bandwidth)
+            .count(),
+        2
+    );
+    // Three sends from a 2-port slot in one tick.
+    let inst3 = inst.with_ports(Ports::PerSlot(vec![2, 3, 3])).unwrap();
+    let mut v = TickValidator::new(&inst3);
+    v.push_tick(&[chunk(0, 1, 200), chunk(0, 1, 200), chunk(0, 2, 100)]);
+    let r = v.finish();
+    assert!(
+        r.one_line().contains("more than its 2 ports"),
+        "{}",
+        r.one_line()
+    );
+    // The expanded and compact validators agree on a solved schedule.
+    let sol = solve_checked(&inst, SolverChoice::Auto);
+    assert!(validate_expanded(&inst, &sol.schedule).passed());
+    assert_eq!(sol.ticks, 2);
+}
