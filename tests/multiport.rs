@@ -367,3 +367,190 @@ fn validator_counts_ports_and_per_demand_bandwidth() {
     assert!(validate_expanded(&inst, &sol.schedule).passed());
     assert_eq!(sol.ticks, 2);
 }
+
+/// The bundled multi-port set: every known optimum is matched and proven,
+/// every schedule survives a round trip through each schedule format
+/// (a tick may list one pair several times), and every claim verifies.
+#[test]
+fn multiport_set_meets_its_known_optima() {
+    use tickopt::bench::manifest::Manifest;
+    use tickopt::instance::{read_instance_file, Overrides};
+    use tickopt::schedule::{validate_schedule_file, write_schedule_file, Format};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/multiport");
+    let manifest = Manifest::load(&dir.join("manifest.json")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut known = 0;
+    for entry in manifest.entries.iter().map(|e| e.as_ref().unwrap()) {
+        for &model in &entry.models {
+            let o = Overrides {
+                model: Some(model),
+                bw: entry.bw,
+                slots: entry.slots,
+                ports: None,
+            };
+            let inst = read_instance_file(&dir.join(&entry.file), &o, &Limits::default()).unwrap();
+            let sol = solve_checked(&inst, SolverChoice::Auto);
+            if let Some(&k) = entry.known_optimum.get(&model) {
+                assert_eq!(
+                    (sol.ticks, sol.status),
+                    (k, Status::Optimal),
+                    "{} {model}",
+                    entry.file
+                );
+                known += 1;
+            }
+            if inst.total_chunks() < 20_000 {
+                for (format, name) in [
+                    (Format::Json, "s.json"),
+                    (Format::Csv, "s.csv"),
+                    (Format::Compact, "c.json"),
+                ] {
+                    let path = tmp.path().join(name);
+                    write_schedule_file(&inst, &sol.schedule, format, &path).unwrap();
+                    let report = validate_schedule_file(&inst, &path).unwrap();
+                    assert!(
+                        report.passed(),
+                        "{} {model} {name}: {}",
+                        entry.file,
+                        report.one_line()
+                    );
+                    assert_eq!(report.ticks_total, sol.ticks);
+                }
+            }
+        }
+    }
+    assert!(known >= 12, "only {known} known optima checked");
+}
+
+/// Bad multi-port input: file, field, and no instance.
+#[test]
+fn bad_ports_and_bandwidths_are_refused_with_the_field() {
+    use tickopt::instance::{read_instance_bytes, Overrides};
+    let json = |ports: &str, bw: &str| {
+        format!(
+            r#"{{"version":0,"model":"STRICT1","slots":3,"copy_bw_bits_per_tick":10,{ports}
+            "demands":[{{"src_slot":0,"dst_slot":1,"bits_total":30{bw}}}]}}"#
+        )
+    };
+    let o = Overrides::default();
+    let read =
+        |text: String| read_instance_bytes(text.as_bytes(), "i.json", &o, &Limits::default());
+    let cases = [
+        (
+            json(r#""ports":0,"#, ""),
+            "i.json: field ports: ports must be >= 1, got 0",
+        ),
+        (
+            json(r#""ports":[1,0,2],"#, ""),
+            "field ports[1]: ports must be >= 1",
+        ),
+        (
+            json(r#""ports":[1,2],"#, ""),
+            "field ports: a ports array needs one entry per slot: 2 entries for 3 slots",
+        ),
+        (
+            json(r#""ports":"two","#, ""),
+            "field ports: expected an integer",
+        ),
+        (
+            json("", r#","copy_bw_bits_per_tick":0"#),
+            "field demands[0].copy_bw_bits_per_tick: bandwidth per tick must be > 0",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = read(text).unwrap_err().to_string();
+        assert!(e.contains(want), "{e:?} lacks {want:?}");
+    }
+    let ok = read(json(
+        r#""ports":[2,2,1],"#,
+        r#","copy_bw_bits_per_tick":20"#,
+    ))
+    .unwrap();
+    assert_eq!((ok.port(0), ok.port(2), ok.chunks(0)), (2, 1, 2));
+    // And back: the writer keeps ports and the per-demand bandwidth.
+    let back = tickopt::instance::instance_to_json(&ok);
+    assert_eq!(back["ports"], serde_json::json!([2, 2, 1]));
+    assert_eq!(back["demands"][0]["copy_bw_bits_per_tick"], 20);
+    // v0 output is unchanged: no "ports", no per-demand bandwidth.
+    let v0 = read(json("", "")).unwrap();
+    let v0j = tickopt::instance::instance_to_json(&v0);
+    assert!(v0j.get("ports").is_none() && v0j["demands"][0].get("copy_bw_bits_per_tick").is_none());
+    // CSV: --ports and the bw column (by position or by header name).
+    let csv = |text: &str, ports: Option<u32>| {
+        let o = Overrides {
+            bw: Some(10),
+            ports,
+            ..Overrides::default()
+        };
+        read_instance_bytes(text.as_bytes(), "d.csv", &o, &Limits::default())
+    };
+    let i = csv("0,1,100,50\n1,2,100\n", Some(2)).unwrap();
+    assert_eq!((i.chunks(0), i.chunks(1), i.port(1)), (2, 10, 2));
+    let i = csv("src_slot,dst_slot,bits_total,bw\n0,1,100,25\n", None).unwrap();
+    assert_eq!(i.chunks(0), 4);
+    let e = csv("0,1,100,0\n", None).unwrap_err().to_string();
+    assert_eq!(e, "d.csv:1: field bw: bandwidth per tick must be > 0");
+    let e = csv("0,1,100\n", Some(0)).unwrap_err().to_string();
+    assert!(e.contains("field --ports: ports must be >= 1"), "{e}");
+    let e = csv("0,1,100,20\n0,1,50,30\n", None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("different bandwidths"), "{e}");
+}
+
+/// The command line: `--ports 2` halves an 8-GPU all-to-all, `verify`
+/// re-checks it, and the same schedule fails with one port.
+#[test]
+fn cli_ports_flag_solves_validates_and_verifies() {
+    let bin = env!("CARGO_BIN_EXE_tickopt");
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("a2a.csv");
+    let mut text = String::new();
+    for s in 0..8 {
+        for d in 0..8 {
+            if s != d {
+                text += &format!("{s},{d},4096\n");
+            }
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
+    let (s, sum) = (tmp.path().join("s.json"), tmp.path().join("sum.json"));
+    let (csv, s, sum) = (
+        csv.to_str().unwrap(),
+        s.to_str().unwrap(),
+        sum.to_str().unwrap(),
+    );
+    let out = run(&[
+        "solve",
+        csv,
+        "--bw",
+        "1024",
+        "--ports",
+        "2",
+        "-o",
+        s,
+        "--summary",
+        sum,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(sum).unwrap()).unwrap();
+    assert_eq!(summary["ticks"], 28);
+    assert_eq!(summary["status"], "optimal");
+    assert_eq!(summary["ports"], 2);
+    let out = run(&["verify", csv, s, sum, "--bw", "1024", "--ports", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = run(&["validate", csv, s, "--bw", "1024"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["solve", csv, "--bw", "1024", "--ports", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("field --ports: ports must be >= 1"));
+}
