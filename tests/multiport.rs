@@ -554,3 +554,38 @@ fn cli_ports_flag_solves_validates_and_verifies() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("field --ports: ports must be >= 1"));
 }
+
+/// The CPU executor runs k copies per slot per tick for a k-port slot and
+/// moves every byte (per-demand bandwidths included); the plan check
+/// refuses the same ticks on one port.
+#[test]
+fn cpu_executor_replays_multiport_schedules() {
+    use tickopt::exec::{CpuExecutor, ExecOptions, Executor, Plan, PlanError};
+    let opts = ExecOptions {
+        scale_bits: 1,
+        warmup: 0,
+        repeat: 1,
+        ..ExecOptions::default()
+    };
+    let f = tickopt::gen::multiport::MultiportFamily::TwoTier {
+        nodes: 2,
+        gpus_per_node: 4,
+        nics: 2,
+        fast: 4,
+    };
+    for model in [Model::Strict1, Model::Read1Write1] {
+        let inst = tickopt::gen::multiport::generate_multiport(&f, model, 8, 64, 0).unwrap();
+        let sol = solve_checked(&inst, SolverChoice::Auto);
+        let r = CpuExecutor.replay(&inst, &sol.schedule, &opts).unwrap();
+        assert!(r.verification.passed, "{:?}", r.verification.faults);
+        assert_eq!((r.ticks, r.copies), (sol.ticks, inst.total_chunks()));
+        let one = inst.with_ports(Ports::Uniform(1)).unwrap();
+        match Plan::from_schedule(&one, &sol.schedule, 1, 1) {
+            Err(PlanError::BadTick { what, .. }) => assert!(what.contains("forbids"), "{what}"),
+            other => panic!(
+                "one-port plan of a two-port schedule accepted: {:?}",
+                other.map(|p| p.copies())
+            ),
+        }
+    }
+}
