@@ -142,7 +142,8 @@ pub fn max_odd_port_density(
         }
     }
     let mut best: Option<OddPortSet> = None;
-    if p == 0 {
+    // No slot with an odd number of ports: no set has odd ports.
+    if p == 0 || ports.iter().all(|&k| k % 2 == 0) {
         return OddPortSearch {
             best,
             complete: true,
