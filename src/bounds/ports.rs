@@ -21,8 +21,8 @@
 //! `lambda = P/Q >= max_v d(v)/ports(v)`, join a vertex `t` to every slot
 //! `v` with capacity `lambda ports(v) - d(v) >= 0`. A set `S` without `t`
 //! then has cut `lambda ports(S) - 2E(S)`, below `lambda` iff
-//! `2E(S) > lambda (ports(S) - 1)`; a singleton's cut is `lambda ports(v)
-//! >= lambda`, so a cut below `lambda` has `ports(S) >= 3`. "ports(S) odd"
+//! `2E(S) > lambda (ports(S) - 1)`; a singleton's cut is
+//! `lambda ports(v) >= lambda`, so a cut below `lambda` has `ports(S) >= 3`. "ports(S) odd"
 //! is "the cut is T-odd" for `T` = the slots with an odd number of ports
 //! (plus `t` to make `|T|` even), and a minimum T-odd cut is a fundamental
 //! cut of a Gomory–Hu tree (Padberg and Rao, 1982). The tree is built by
@@ -235,8 +235,8 @@ fn violated_sets(
         odd[v] = (own + children[v].iter().map(|&c| odd[c]).sum::<u32>()) % 2;
     }
     let mut sets = Vec::new();
-    for v in 0..n {
-        if odd[v] == 1 && tree.cut[v] < p {
+    for (v, &parity) in odd.iter().enumerate().take(n) {
+        if parity == 1 && tree.cut[v] < p {
             let mut members = Vec::new();
             let mut stack = vec![v];
             while let Some(u) = stack.pop() {
@@ -285,11 +285,10 @@ fn gusfield(graph: &DiGraph<(), u128>, root: usize, deadline: Option<Instant>) -
         .collect();
     let mut parent = vec![root; nn];
     let mut cut = vec![0u128; nn];
-    for si in 1..nn {
+    for &s in &order[1..] {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
-        let s = order[si];
         let tp = parent[s];
         let (value, side) = min_cut(graph, s, tp);
         cut[s] = value;

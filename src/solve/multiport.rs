@@ -305,8 +305,8 @@ fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
         deg[a] += 1;
         deg[b] += 1;
     }
-    for v in 0..slots {
-        if deg[v] % 2 == 1 {
+    for (v, &k) in deg.iter().enumerate().take(slots) {
+        if k % 2 == 1 {
             ends.push((v, dummy));
         }
     }
