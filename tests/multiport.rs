@@ -288,6 +288,26 @@ fn odd_port_set_bound_beats_the_degree() {
         direction: tickopt::bounds::Direction::Both,
     };
     assert!(one_port.recompute(&inst).is_err());
+    // Port degree: the true one holds; wrong ports or a wrong bound do not.
+    let pd = |ports, bound| Witness::PortDegree {
+        slot: 0,
+        chunks: 18,
+        ports,
+        direction: tickopt::bounds::Direction::Both,
+        bound,
+    };
+    assert_eq!(pd(3, 6).recompute(&inst), Ok(6));
+    assert!(pd(4, 5).recompute(&inst).is_err());
+    assert!(pd(3, 7).recompute(&inst).is_err());
+    // A set whose ports are even proves nothing.
+    let even = inst.with_ports(Ports::PerSlot(vec![3, 3, 2])).unwrap();
+    let set = Witness::OddPortSet {
+        slots: vec![0, 1, 2],
+        chunks_inside: 27,
+        ports_total: 8,
+        bound: 7,
+    };
+    assert!(set.recompute(&even).is_err());
 }
 
 /// The validator allows `ports(v)` transfers per tick and no more, with
