@@ -158,6 +158,7 @@ pub fn parse_instance_json(
         ));
     }
     let ports = match (overrides.ports, obj.get("ports")) {
+        (Some(0), _) => return Err(InputError::field("--ports", "ports must be >= 1, got 0")),
         (Some(k), _) => Ports::Uniform(k),
         (None, Some(v)) => Ports::from_json(v, slots as u32)?,
         (None, None) => Ports::default(),
