@@ -75,6 +75,7 @@ fn benches(c: &mut Criterion) {
         model: Some(Model::Read1Write1),
         bw: Some(BW),
         slots: None,
+        ports: None,
     };
     g.bench_function("random_1_1000", |b| {
         b.iter(|| {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the bundled instance sets (instances/demo, instances/standard,
-# instances/scale) with `tickopt gen`. Deterministic: running it again gives
+# instances/scale, instances/multiport) with `tickopt gen`. Deterministic: running it again gives
 # byte-identical files (tests/gen_sets.rs checks this).
 #
 # Usage: scripts/make_instances.sh [ROOT]     (default ROOT: instances)
@@ -107,5 +107,17 @@ g clique --n 101 --mult 1000000
 g clique --n 257
 g flower_snark --k 501 --mult 1000000
 g petersen --mult 1000000
+
+# --- multiport: slots with several ports, per-demand bandwidth (DESIGN §11) -
+# Instance JSON files (they carry "ports"); optima by port splitting + König
+# (READ1_WRITE1) and Hakimi-Kariv (STRICT1 with even ports).
+set_begin multiport
+g rails --n 8 --rails 2 --mult 4
+g rails --n 64 --rails 8 --mult 1000
+g rails --n 9 --rails 3 --mult 5
+g two_tier --nodes 4 --gpus-per-node 8 --nics 2 --fast 8 --mult 64
+g two_tier --nodes 2 --gpus-per-node 8 --nics 4 --fast 16 --mult 100
+g moe_nics --nodes 16 --nics 4 --tokens 512 --topk 2
+g moe_nics --nodes 8 --nics 3 --tokens 256 --topk 2 --seed 1
 
 echo "instance sets written under $ROOT/: $(ls "$ROOT" | tr '\n' ' ')"

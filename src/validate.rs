@@ -6,6 +6,12 @@
 //! per pair equal to the demand (`COVERAGE`). A chunk with an error does not
 //! count towards coverage or exclusivity, as in copyspace-guard.
 //!
+//! Multi-port slots (DESIGN.md §11): the per-tick rule allows slot `v` up to
+//! `ports(v)` transfers (STRICT1) or `ports(v)` sends and `ports(v)`
+//! receives (READ1_WRITE1), and `BANDWIDTH` checks a chunk against its
+//! demand's own bandwidth. With one port everywhere the messages are
+//! copyspace-guard's.
+//!
 //! [`TickValidator`] consumes ticks one at a time (memory: O(slots +
 //! demands)), so expanded schedules of any length stream through it;
 //! [`validate_compact`] checks a compact schedule round by round without
@@ -174,6 +180,9 @@ pub struct TickValidator<'a> {
     extras: BTreeMap<(i128, i128), u128>,
     used_src: Vec<u64>,
     used_dst: Vec<u64>,
+    /// Transfers counted in `used_src`'s / `used_dst`'s tick (multi-port).
+    count_src: Vec<u32>,
+    count_dst: Vec<u32>,
     ticks: u64,
     bits: u128,
     errors: Vec<ValidationError>,
@@ -193,6 +202,8 @@ impl<'a> TickValidator<'a> {
             extras: BTreeMap::new(),
             used_src: vec![0; n],
             used_dst: vec![0; n],
+            count_src: vec![0; n],
+            count_dst: vec![0; n],
             ticks: 0,
             bits: 0,
             errors: Vec::new(),
@@ -313,6 +324,11 @@ impl<'a> TickValidator<'a> {
                 );
                 valid = false;
             }
+            // A demand's chunks are held to its own bandwidth.
+            let bw = match in_range.then(|| self.inst.demand_index(s as u32, d as u32)) {
+                Some(Some(i)) => self.inst.demand_bw(i) as i128,
+                _ => bw,
+            };
             if len <= 0 || len > bw {
                 self.add(
                     ValidationError::new(
@@ -326,55 +342,83 @@ impl<'a> TickValidator<'a> {
             }
             if in_range {
                 let (su, du) = (s as usize, d as usize);
+                // Transfers slot v already has in this tick, per side.
+                let used = |stamps: &[u64], counts: &[u32], v: usize| -> u32 {
+                    if stamps[v] == stamp {
+                        counts[v]
+                    } else {
+                        0
+                    }
+                };
+                let (ps, pd) = (self.inst.port(su), self.inst.port(du));
                 match self.inst.model {
                     Model::Read1Write1 => {
-                        if self.used_src[su] == stamp {
+                        if used(&self.used_src, &self.count_src, su) >= ps {
+                            let msg = match ps {
+                                1 => "source slot sends more than once in one tick".to_string(),
+                                p => format!(
+                                    "source slot sends more than its {p} ports allow in one tick"
+                                ),
+                            };
                             self.add(
-                                ValidationError::new(
-                                    ErrorKind::Read1Write1,
-                                    "source slot sends more than once in one tick",
-                                )
-                                .at(t, ci)
-                                .pair(s, d),
+                                ValidationError::new(ErrorKind::Read1Write1, msg)
+                                    .at(t, ci)
+                                    .pair(s, d),
                             );
                             valid = false;
                         }
-                        if self.used_dst[du] == stamp {
+                        if used(&self.used_dst, &self.count_dst, du) >= pd {
+                            let msg = match pd {
+                                1 => "destination slot receives more than once in one tick"
+                                    .to_string(),
+                                p => format!(
+                                    "destination slot receives more than its {p} ports allow in one tick"
+                                ),
+                            };
                             self.add(
-                                ValidationError::new(
-                                    ErrorKind::Read1Write1,
-                                    "destination slot receives more than once in one tick",
-                                )
-                                .at(t, ci)
-                                .pair(s, d),
+                                ValidationError::new(ErrorKind::Read1Write1, msg)
+                                    .at(t, ci)
+                                    .pair(s, d),
                             );
                             valid = false;
                         }
                     }
                     Model::Strict1 => {
                         // One array serves as "slot used in this tick".
-                        if self.used_src[su] == stamp || self.used_src[du] == stamp {
+                        let full_s = used(&self.used_src, &self.count_src, su) >= ps;
+                        let full_d = used(&self.used_src, &self.count_src, du) >= pd;
+                        if full_s || full_d {
+                            let msg = if ps == 1 && pd == 1 {
+                                "slot participates more than once in one tick".to_string()
+                            } else {
+                                let (v, p) = if full_s { (s, ps) } else { (d, pd) };
+                                format!("slot {v} takes part in more than its {p} ports allow in one tick")
+                            };
                             self.add(
-                                ValidationError::new(
-                                    ErrorKind::Strict1,
-                                    "slot participates more than once in one tick",
-                                )
-                                .at(t, ci)
-                                .pair(s, d),
+                                ValidationError::new(ErrorKind::Strict1, msg)
+                                    .at(t, ci)
+                                    .pair(s, d),
                             );
                             valid = false;
                         }
                     }
                 }
                 if valid {
+                    let take = |stamps: &mut [u64], counts: &mut [u32], v: usize| {
+                        if stamps[v] != stamp {
+                            stamps[v] = stamp;
+                            counts[v] = 0;
+                        }
+                        counts[v] += 1;
+                    };
                     match self.inst.model {
                         Model::Read1Write1 => {
-                            self.used_src[su] = stamp;
-                            self.used_dst[du] = stamp;
+                            take(&mut self.used_src, &mut self.count_src, su);
+                            take(&mut self.used_dst, &mut self.count_dst, du);
                         }
                         Model::Strict1 => {
-                            self.used_src[su] = stamp;
-                            self.used_src[du] = stamp;
+                            take(&mut self.used_src, &mut self.count_src, su);
+                            take(&mut self.used_src, &mut self.count_src, du);
                         }
                     }
                 }
@@ -504,10 +548,10 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
 }
 
 /// Bits carried by chunks `from..to` of demand `i`, where chunks beyond the
-/// demand's count carry `bw` (over-coverage stays visible).
+/// demand's count carry its bandwidth (over-coverage stays visible).
 fn chunk_bits_between(inst: &Instance, i: usize, from: u64, to: u64) -> u128 {
     let c = inst.chunks(i);
-    let bw = inst.bw as u128;
+    let bw = inst.demand_bw(i) as u128;
     let full_to = to.min(c.saturating_sub(1));
     let mut bits: u128 = 0;
     if from < full_to {

@@ -196,7 +196,15 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
             format!("optimal: ticks {t} == lower bound {lb}"),
         ),
         Status::WithinOne => {
-            let delta = DemandGraph::new(inst).max_degree().0;
+            let g = DemandGraph::new(inst);
+            // Multi-port (DESIGN.md §11): Delta is max ceil(d(v)/ports(v)).
+            let delta = match inst.is_single_port() {
+                true => g.max_degree().0,
+                false => (0..inst.slots as usize)
+                    .map(|v| g.degree(v).div_ceil(inst.port(v) as u64))
+                    .max()
+                    .unwrap_or(0),
+            };
             plus_one(&mut l, "within_one");
             l.check(
                 Part::Status,
@@ -217,6 +225,14 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
             false,
             "optimal_exhaustive: the summary carries no proof object, so the claim is unchecked"
                 .into(),
+        ),
+        (Status::OptimalExhaustive, Some(p)) if !inst.is_single_port() => l.check(
+            Part::Proof,
+            false,
+            format!(
+                "{} proof refused: proofs refute one-port colourings, and this instance has multi-port slots",
+                p.body.kind()
+            ),
         ),
         (Status::OptimalExhaustive, Some(p)) if !witness_ok => l.check(
             Part::Proof,

@@ -112,6 +112,7 @@ fn small_set_end_to_end_and_every_schedule_validates() {
                 model: Some(model),
                 bw: entry.bw,
                 slots: entry.slots,
+                ports: None,
             },
             &Limits::default(),
         )

@@ -38,6 +38,7 @@ fn standard(file: &str) -> Instance {
         model: Some(Model::Strict1),
         bw: Some(1024),
         slots: None,
+        ports: None,
     };
     read_instance_file(&path, &o, &Limits::default()).unwrap()
 }

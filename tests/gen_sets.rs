@@ -34,6 +34,7 @@ fn manifests_list_every_file_and_every_file_parses() {
                     model: Some(Model::Strict1),
                     bw: e.bw,
                     slots: e.slots,
+                    ports: None,
                 },
                 &Limits::default(),
             )
@@ -81,7 +82,7 @@ fn make_instances_regenerates_the_bundled_sets_identically() {
         .status()
         .unwrap();
     assert!(status.success());
-    for set in SETS {
+    for set in SETS.iter().chain(&["multiport"]) {
         let fresh = files(&tmp.path().join(set));
         let bundled = files(&root().join("instances").join(set));
         let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();

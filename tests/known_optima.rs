@@ -28,6 +28,7 @@ fn standard_set_strict1_is_proven_optimal_and_verifies() {
             model: Some(Model::Strict1),
             bw: entry.bw,
             slots: entry.slots,
+            ports: None,
         };
         let inst = read_instance_file(&dir.join(&entry.file), &o, &Limits::default()).unwrap();
         let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();

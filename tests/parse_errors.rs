@@ -11,6 +11,7 @@ fn csv_err(text: &[u8], bw: Option<u64>, slots: Option<u32>) -> String {
         model: None,
         bw,
         slots,
+        ports: None,
     };
     read_instance_bytes(text, "d.csv", &o, &Limits::default())
         .expect_err("must be refused")
@@ -125,6 +126,7 @@ fn limits_are_reported_not_panicked_on() {
         model: None,
         bw: Some(8),
         slots: None,
+        ports: None,
     };
     let err = read_instance_bytes(b"0,4294967295,10\n", "big.csv", &o, &Limits::default())
         .unwrap_err()
@@ -146,6 +148,7 @@ fn duplicates_merge_and_chunks_round_up() {
         model: Some(Model::Read1Write1),
         bw: Some(10),
         slots: Some(5),
+        ports: None,
     };
     let inst = read_instance_bytes(
         b"src_slot,dst_slot,bits_total\n0,1,15\n0,1,6\n# x\n\n2,0,10\n",
@@ -218,7 +221,7 @@ proptest! {
 
     #[test]
     fn parsers_never_panic_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300), bw in proptest::option::of(0u64..5)) {
-        let o = Overrides { model: None, bw, slots: None };
+        let o = Overrides { model: None, bw, slots: None, ports: None };
         let _ = read_instance_bytes(&bytes, "fuzz", &o, &Limits::default());
         let _ = tickopt::schedule::readers::parse_compact(&bytes);
     }
@@ -234,7 +237,7 @@ proptest! {
         let i = pos.index(v.len());
         v[i] = byte;
         v.truncate(cut.index(v.len() + 1).max(1));
-        let o = Overrides { model: None, bw: Some(3), slots: None };
+        let o = Overrides { model: None, bw: Some(3), slots: None, ports: None };
         let _ = read_instance_bytes(&v, "fuzz", &o, &Limits::default());
         let _ = tickopt::schedule::readers::parse_compact(&v);
         // Schedule files stream through the validator: feed the mutated bytes as a schedule too.

@@ -26,7 +26,9 @@ pub mod export;
 
 use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
-use crate::schedule::readers::{read_schedule_file, stream_schedule_file, ScheduleInput};
+use crate::schedule::readers::{
+    read_schedule_file, stream_schedule_file, ScheduleInput, TickEvent,
+};
 use crate::schedule::validate_schedule_file;
 use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
@@ -72,11 +74,14 @@ pub struct Utilisation {
     pub transfers: u64,
 }
 
-/// The most transfers one tick can hold under `model` with `slots` slots.
-pub fn capacity_per_tick(model: Model, slots: u32) -> u64 {
-    match model {
-        Model::Strict1 => (slots / 2) as u64,
-        Model::Read1Write1 => slots as u64,
+/// The most transfers one tick can hold: under STRICT1 every transfer takes
+/// two port-uses, so floor(total ports / 2); under READ1_WRITE1 one send
+/// port each, so total ports (DESIGN.md §11; ports are 1 in copyspace-guard v0).
+pub fn capacity_per_tick(inst: &Instance) -> u64 {
+    let ports: u64 = (0..inst.slots as usize).map(|v| inst.port(v) as u64).sum();
+    match inst.model {
+        Model::Strict1 => ports / 2,
+        Model::Read1Write1 => ports,
     }
 }
 
@@ -158,12 +163,15 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
             }
         }
         ScheduleInput::Expanded => {
-            stream_schedule_file(path, &mut |tick: &[RawChunk]| {
-                let n = tick
-                    .iter()
-                    .filter(|c| matches!(c, RawChunk::Chunk { .. }))
-                    .count();
-                b.add(n as u64, 1);
+            stream_schedule_file(path, &mut |event: TickEvent| match event {
+                TickEvent::Tick(tick) => {
+                    let n = tick
+                        .iter()
+                        .filter(|c| matches!(c, RawChunk::Chunk { .. }))
+                        .count();
+                    b.add(n as u64, 1);
+                }
+                TickEvent::Empty(run) => b.add(0, run),
             })?;
         }
     }
@@ -179,7 +187,7 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
             .collect(),
         first_errors: report.errors.iter().take(FIRST_ERRORS).cloned().collect(),
         verdict: report.one_line(),
-        utilisation: b.finish(capacity_per_tick(inst.model, inst.slots)),
+        utilisation: b.finish(capacity_per_tick(inst)),
     })
 }
 

@@ -344,6 +344,7 @@ fn run_task(
         model: Some(model),
         bw: entry.bw,
         slots: entry.slots,
+        ports: None,
     };
     let path = dir.join(&entry.file);
     let inst = match read_instance_file(&path, &overrides, &Limits::default()) {

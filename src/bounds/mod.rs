@@ -7,13 +7,18 @@
 //! - odd set (STRICT1): `ceil(2 E(S) / (|S| - 1))` for an odd slot set `S`;
 //!   computed exactly by [`gamma`].
 //!
+//! - multi-port slots (DESIGN.md §11): [`ports`] owns the port degree and
+//!   odd-port-set bounds; every entry point below hands a multi-port
+//!   instance to it.
+//!
 //! A [`Witness`] is plain data: [`Witness::recompute`] re-derives its bound
 //! from the instance alone, which is what `tickopt verify` relies on.
 
 pub mod gamma;
+pub mod ports;
 mod witness;
 
-pub use witness::{LowerBound, Witness, WitnessError};
+pub use witness::{Direction, LowerBound, Witness, WitnessError};
 
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
@@ -82,6 +87,17 @@ pub fn capacity_bound(inst: &Instance) -> Option<LowerBound> {
 
 /// The cheap bounds (degree, capacity); `complete` only for READ1_WRITE1.
 pub fn simple_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
+    if !inst.is_single_port() {
+        let degree = ports::port_degree_bound(inst, g);
+        return Bounds {
+            model: inst.model,
+            best: degree.clone(),
+            degree,
+            capacity: None,
+            odd_set: None,
+            complete: inst.model == Model::Read1Write1,
+        };
+    }
     let degree = degree_bound(inst, g);
     let capacity = capacity_bound(inst);
     let mut best = degree.clone();
@@ -146,6 +162,9 @@ pub fn exact_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
 /// `complete` is false, so no status that needs max(Delta, ceil Gamma) is
 /// claimed.
 pub fn exact_bounds_until(inst: &Instance, g: &DemandGraph, deadline: Option<Instant>) -> Bounds {
+    if !inst.is_single_port() {
+        return ports::port_bounds(inst, g, deadline);
+    }
     let mut b = simple_bounds(inst, g);
     if inst.model == Model::Strict1 {
         let (odd, complete) = odd_set_bound(inst, g, deadline);

@@ -40,6 +40,25 @@ pub enum Witness {
         chunks_inside: u64,
         bound: u64,
     },
+    /// Multi-port degree (DESIGN.md §11): slot `slot` has `chunks` chunks
+    /// (per `direction`) and `ports` ports, so `bound = ceil(chunks/ports)`.
+    PortDegree {
+        slot: Slot,
+        chunks: u64,
+        ports: u32,
+        direction: Direction,
+        bound: u64,
+    },
+    /// Odd-port set (STRICT1, DESIGN.md §11): the slots of `S` have
+    /// `ports_total` ports, an odd number, so one tick holds at most
+    /// `floor(ports_total/2)` of the `chunks_inside` chunks with both ends in
+    /// `S`: `bound = ceil(chunks_inside / floor(ports_total/2))`.
+    OddPortSet {
+        slots: Vec<Slot>,
+        chunks_inside: u64,
+        ports_total: u64,
+        bound: u64,
+    },
 }
 
 /// A bound in ticks and the witness that proves it.
@@ -61,6 +80,8 @@ impl Witness {
             Witness::Degree { .. } => "degree",
             Witness::Capacity { .. } => "capacity",
             Witness::OddSet { .. } => "odd_set",
+            Witness::PortDegree { .. } => "port_degree",
+            Witness::OddPortSet { .. } => "odd_port_set",
         }
     }
 
@@ -68,6 +89,19 @@ impl Witness {
     /// every number the witness states. Returns the proven bound in ticks.
     pub fn recompute(&self, inst: &Instance) -> Result<u64, WitnessError> {
         let fail = |m: String| Err(WitnessError(m));
+        // The one-port witnesses count one transfer per slot per tick: on a
+        // slot with several ports they would prove too much.
+        if !inst.is_single_port()
+            && matches!(
+                self,
+                Witness::Degree { .. } | Witness::Capacity { .. } | Witness::OddSet { .. }
+            )
+        {
+            return fail(format!(
+                "a {} witness assumes one port per slot; this instance has several",
+                self.kind()
+            ));
+        }
         match self {
             Witness::Empty => {
                 if inst.total_chunks() == 0 {
@@ -168,6 +202,106 @@ impl Witness {
                 }
                 Ok(proven)
             }
+            Witness::PortDegree {
+                slot,
+                chunks,
+                ports,
+                direction,
+                bound,
+            } => {
+                if *slot >= inst.slots {
+                    return fail(format!("slot {slot} out of range"));
+                }
+                let p = inst.port(*slot as usize);
+                if p != *ports {
+                    return fail(format!("slot {slot} has {p} ports, witness says {ports}"));
+                }
+                let (mut out, mut inn) = (0u64, 0u64);
+                for (i, d) in inst.demands().iter().enumerate() {
+                    if d.src == *slot {
+                        out = out.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+                    }
+                    if d.dst == *slot {
+                        inn = inn.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+                    }
+                }
+                let actual = match (inst.model, direction) {
+                    (Model::Strict1, Direction::Both) => {
+                        out.checked_add(inn).ok_or_else(overflow)?
+                    }
+                    (Model::Read1Write1, Direction::Out) => out,
+                    (Model::Read1Write1, Direction::In) => inn,
+                    (m, d) => return fail(format!("direction {d:?} does not apply to {m}")),
+                };
+                if actual != *chunks {
+                    return fail(format!(
+                        "slot {slot} has {actual} chunks, witness says {chunks}"
+                    ));
+                }
+                let proven = actual.div_ceil(p as u64);
+                if proven != *bound {
+                    return fail(format!(
+                        "ceil({actual}/{p}) = {proven}, witness says {bound}"
+                    ));
+                }
+                Ok(proven)
+            }
+            Witness::OddPortSet {
+                slots,
+                chunks_inside,
+                ports_total,
+                bound,
+            } => {
+                if inst.model != Model::Strict1 {
+                    return fail("odd-port-set witness applies to STRICT1 only".into());
+                }
+                let mut inside = vec![false; inst.slots as usize];
+                let mut p: u64 = 0;
+                for &s in slots {
+                    if s >= inst.slots {
+                        return fail(format!("slot {s} out of range"));
+                    }
+                    if inside[s as usize] {
+                        return fail(format!("slot {s} listed twice"));
+                    }
+                    inside[s as usize] = true;
+                    p = p
+                        .checked_add(inst.port(s as usize) as u64)
+                        .ok_or_else(overflow)?;
+                }
+                if p != *ports_total {
+                    return fail(format!("set has {p} ports, witness says {ports_total}"));
+                }
+                if p % 2 == 0 || p < 3 {
+                    return fail(format!(
+                        "the ports of the set must be odd and >= 3, are {p}"
+                    ));
+                }
+                let mut e: u64 = 0;
+                for (i, d) in inst.demands().iter().enumerate() {
+                    if inside[d.src as usize] && inside[d.dst as usize] {
+                        e = e.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+                    }
+                }
+                if e != *chunks_inside {
+                    return fail(format!(
+                        "set has {e} chunks inside, witness says {chunks_inside}"
+                    ));
+                }
+                let per_tick = p / 2;
+                let proven = e.div_ceil(per_tick);
+                if proven != *bound {
+                    return fail(format!(
+                        "ceil({e}/{per_tick}) = {proven}, witness says {bound}"
+                    ));
+                }
+                Ok(proven)
+            }
         }
     }
+}
+
+/// The refusal of a count that does not fit in `u64`.
+fn overflow() -> WitnessError {
+    WitnessError("a count overflows u64".into())
 }

@@ -28,6 +28,10 @@ pub struct OverrideArgs {
     /// Number of slots (default for CSV: largest slot id + 1).
     #[arg(long, value_name = "N")]
     pub slots: Option<u32>,
+    /// Ports of every slot (NICs, rails, queues; default 1): a slot takes part
+    /// in up to K transfers per tick (READ1_WRITE1: K sends and K receives).
+    #[arg(long, value_name = "K")]
+    pub ports: Option<u32>,
 }
 
 impl OverrideArgs {
@@ -36,6 +40,7 @@ impl OverrideArgs {
             model: self.model,
             bw: self.bw,
             slots: self.slots,
+            ports: self.ports,
         }
     }
 }

@@ -1,6 +1,9 @@
 //! `tickopt gen FAMILY [params] --seed S --out FILE.csv [--manifest M]`.
 
 use crate::bench::upsert_entry;
+use crate::gen::multiport::{
+    generate_multiport, known_multiport_optimum, multiport_file_name, MultiportFamily,
+};
 use crate::gen::{self, Family, GenSpec, TreeDirection};
 use crate::instance::Model;
 use crate::schedule::writers::write_atomically;
@@ -158,11 +161,80 @@ pub enum FamilyCmd {
         #[arg(long, default_value_t = 5)]
         k: u32,
     },
+    /// Multi-rail all-to-all: n GPUs with RAILS ports each, mult chunks per
+    /// pair (instance JSON with "ports"; model: the first of --models).
+    Rails {
+        #[arg(long)]
+        n: u32,
+        #[arg(long)]
+        rails: u32,
+    },
+    /// Two-tier cluster: nodes of GPUs with NICS ports; all-to-all inside a
+    /// node at FAST x bw (per-demand bandwidth), rail-aligned between nodes
+    /// at bw (instance JSON).
+    #[command(name = "two_tier", alias = "two-tier")]
+    TwoTier {
+        #[arg(long)]
+        nodes: u32,
+        #[arg(long, default_value_t = 8)]
+        gpus_per_node: u32,
+        #[arg(long, default_value_t = 2)]
+        nics: u32,
+        #[arg(long, default_value_t = 8)]
+        fast: u64,
+    },
+    /// MoE dispatch between nodes with NICS ports each (instance JSON).
+    #[command(name = "moe_nics", alias = "moe-nics")]
+    MoeNics {
+        #[arg(long)]
+        nodes: u32,
+        #[arg(long, default_value_t = 4)]
+        nics: u32,
+        #[arg(long, default_value_t = 1024)]
+        tokens: u64,
+        #[arg(long, default_value_t = 2)]
+        topk: u32,
+        #[arg(long, default_value_t = 1.0)]
+        zipf: f64,
+    },
 }
 
 impl FamilyCmd {
-    fn to_family(&self) -> Family {
-        match self.clone() {
+    /// The multi-port families (generated as instance JSON).
+    fn to_multiport(&self) -> Option<MultiportFamily> {
+        Some(match self.clone() {
+            FamilyCmd::Rails { n, rails } => MultiportFamily::Rails { n, rails },
+            FamilyCmd::TwoTier {
+                nodes,
+                gpus_per_node,
+                nics,
+                fast,
+            } => MultiportFamily::TwoTier {
+                nodes,
+                gpus_per_node,
+                nics,
+                fast,
+            },
+            FamilyCmd::MoeNics {
+                nodes,
+                nics,
+                tokens,
+                topk,
+                zipf,
+            } => MultiportFamily::MoeNics {
+                nodes,
+                nics,
+                tokens,
+                topk,
+                zipf,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The one-port families (`None` for the multi-port ones).
+    fn to_family(&self) -> Option<Family> {
+        Some(match self.clone() {
             FamilyCmd::Ring { n } => Family::Ring { n },
             FamilyCmd::BidirRing { n } => Family::BidirRing { n },
             FamilyCmd::RingSkip { n, skip } => Family::RingSkip { n, skip },
@@ -222,7 +294,10 @@ impl FamilyCmd {
             FamilyCmd::Petersen => Family::Petersen,
             FamilyCmd::Blanusa => Family::Blanusa,
             FamilyCmd::FlowerSnark { k } => Family::FlowerSnark { k },
-        }
+            FamilyCmd::Rails { .. } | FamilyCmd::TwoTier { .. } | FamilyCmd::MoeNics { .. } => {
+                return None
+            }
+        })
     }
 }
 
@@ -244,8 +319,11 @@ fn relative_to_manifest(file: &Path, manifest: &Path) -> anyhow::Result<String> 
 }
 
 pub fn run(a: GenArgs) -> anyhow::Result<u8> {
+    let Some(family) = a.family.to_family() else {
+        return run_multiport(&a);
+    };
     let spec = GenSpec {
-        family: a.family.to_family(),
+        family,
         mult: a.mult,
         bw: a.bw,
         seed: a.seed,
@@ -289,6 +367,84 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         out.display(),
         g.slots,
         g.demands.len()
+    );
+    Ok(0)
+}
+
+/// `gen rails|two_tier|moe_nics`: an instance JSON (ports and per-demand
+/// bandwidths do not fit a demands CSV), with a manifest entry per model.
+fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
+    let family = a
+        .family
+        .to_multiport()
+        .expect("every family is one-port or multi-port");
+    let model = *a
+        .models
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("--models must name at least one model"))?;
+    let inst = generate_multiport(&family, model, a.mult, a.bw, a.seed)?;
+    let out = match (&a.out, &a.out_dir) {
+        (Some(o), _) => o.clone(),
+        (None, Some(dir)) => dir.join(multiport_file_name(&family, a.mult, a.seed)),
+        (None, None) => anyhow::bail!("give --out FILE.json (or - for stdout) or --out-dir DIR"),
+    };
+    let text = serde_json::to_string_pretty(&crate::instance::instance_to_json(&inst))? + "\n";
+    if out == Path::new("-") {
+        if a.manifest.is_some() {
+            anyhow::bail!("--manifest needs a file --out, not stdout");
+        }
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(0);
+    }
+    super::common::check_output_dir(&out)?;
+    write_atomically(&out, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    if let Some(manifest) = &a.manifest {
+        let file = relative_to_manifest(&out, manifest)?;
+        let set = std::path::absolute(manifest)
+            .ok()
+            .and_then(|p| {
+                p.parent()
+                    .and_then(|d| d.file_name())
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "set".into());
+        let mut entry = crate::bench::ManifestEntry {
+            file: file.clone(),
+            name: file.trim_end_matches(".json").to_string(),
+            family: family.name().to_string(),
+            parameters: Default::default(),
+            bw: None,
+            slots: None,
+            models: a.models.clone(),
+            known_optimum: Default::default(),
+            known_optimum_reason: Default::default(),
+        };
+        for (k, v) in family.params() {
+            entry.parameters.insert(
+                k.to_string(),
+                v.parse::<serde_json::Value>()
+                    .unwrap_or(serde_json::Value::String(v)),
+            );
+        }
+        for key in ["mult", "seed"] {
+            let v = if key == "mult" { a.mult } else { a.seed };
+            entry.parameters.insert(key.to_string(), v.into());
+        }
+        for &m in &a.models {
+            if let Some((t, why)) = known_multiport_optimum(&inst.with_model(m)) {
+                entry.known_optimum.insert(m, t);
+                entry.known_optimum_reason.insert(m, why.to_string());
+            }
+        }
+        upsert_entry(manifest, &set, entry)?;
+    }
+    eprintln!(
+        "wrote {} ({} slots, {} demands, ports {})",
+        out.display(),
+        inst.slots,
+        inst.demands().len(),
+        serde_json::to_string(inst.ports())?
     );
     Ok(0)
 }

@@ -17,6 +17,9 @@ pub struct Summary {
     pub model: String,
     pub slots: u32,
     pub copy_bw_bits_per_tick: u64,
+    /// Ports per slot, when not all 1 (DESIGN.md §11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<crate::instance::Ports>,
     pub demands: usize,
     pub chunks: u64,
     pub ticks: u64,
@@ -47,6 +50,7 @@ impl Summary {
             model: inst.model.to_string(),
             slots: inst.slots,
             copy_bw_bits_per_tick: inst.bw,
+            ports: (!inst.is_single_port()).then(|| inst.ports().clone()),
             demands: inst.demands().len(),
             chunks: inst.total_chunks(),
             ticks: sol.ticks,

@@ -54,6 +54,14 @@ pub struct Layout {
     pub slot_base: Vec<u64>,
     /// Arena size of each device in bytes.
     pub device_bytes: Vec<u64>,
+    /// Ports of each slot (DESIGN.md §11): how many copies it may run in
+    /// one tick under the model. Left out of reports when all are 1.
+    #[serde(skip_serializing_if = "all_one")]
+    pub ports: Vec<u32>,
+}
+
+fn all_one(ports: &[u32]) -> bool {
+    ports.iter().all(|&p| p == 1)
 }
 
 impl Layout {
@@ -106,6 +114,7 @@ impl Layout {
             slot_bytes: fill,
             slot_base,
             device_bytes,
+            ports: (0..n).map(|v| inst.port(v)).collect(),
         })
     }
 
@@ -261,12 +270,13 @@ impl Plan {
                         let k = sent[i];
                         sent[i] += 1;
                         let d = &demands[i];
-                        let b0 = k.saturating_mul(inst.bw);
+                        let bw = inst.demand_bw(i);
+                        let b0 = k.saturating_mul(bw);
                         // A chunk beyond the demand keeps a bw-sized range past
                         // its end, so the checks can name it.
                         let b1 = match b0 < d.bits {
-                            true => (b0 + inst.bw).min(d.bits),
-                            false => b0.saturating_add(inst.bw),
+                            true => (b0 + bw).min(d.bits),
+                            false => b0.saturating_add(bw),
                         };
                         let (s, e) = layout.byte_range(b0, b1);
                         let r = &layout.regions[i];
@@ -442,12 +452,15 @@ impl Plan {
                 for c in tick {
                     for s in [c.src_slot, c.dst_slot] {
                         let (a, b) = (sends[s as usize], recvs[s as usize]);
+                        // A slot with k ports runs up to k copies (per side
+                        // for READ1_WRITE1) in one tick.
+                        let p = l.ports.get(s as usize).copied().unwrap_or(1);
                         let broken = match model {
-                            Model::Strict1 => a + b > 1,
-                            Model::Read1Write1 => a > 1 || b > 1,
+                            Model::Strict1 => a + b > p,
+                            Model::Read1Write1 => a > p || b > p,
                         };
                         if broken && fault.is_none() {
-                            fault = Some((s, a, b));
+                            fault = Some((s, a, b, p));
                         }
                     }
                 }
@@ -455,11 +468,15 @@ impl Plan {
                     sends[c.src_slot as usize] = 0;
                     recvs[c.dst_slot as usize] = 0;
                 }
-                if let Some((s, a, b)) = fault {
+                if let Some((s, a, b, p)) = fault {
+                    let ports = match p {
+                        1 => String::new(),
+                        p => format!(" with {p} ports"),
+                    };
                     return Err(PlanError::BadTick {
                         tick: t,
                         what: format!(
-                            "slot {s} sends {a} and receives {b} times, which {model} forbids"
+                            "slot {s} sends {a} and receives {b} times, which {model} forbids{ports}"
                         ),
                     });
                 }

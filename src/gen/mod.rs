@@ -14,11 +14,13 @@
 //!
 //! Submodules: `rng` (SplitMix64), `collectives` (rings, all-to-all, MoE,
 //! pipelines, resharding, trees, stars), `graphs` (random, cliques, snarks),
-//! `known` (independently proven optima).
+//! `known` (independently proven optima), `multiport` (multi-NIC and
+//! two-speed families, DESIGN.md §11, generated as instances with ports).
 
 mod collectives;
 mod graphs;
 mod known;
+pub mod multiport;
 pub mod rng;
 
 pub use known::{known_optimum, KnownOptimum};

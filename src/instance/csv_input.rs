@@ -4,6 +4,11 @@
 //! any order, extra columns allowed); `#` comment lines and blank lines are
 //! skipped; cells are trimmed and may be double-quoted; values are
 //! non-negative integers. Errors carry the 1-based line and the column.
+//!
+//! Multi-port extension (DESIGN.md §11): an optional fourth column `bw`
+//! (the demand's own bits per tick; by position without a header, by the
+//! name `bw` with one), and `--ports K` for every slot (see
+//! [`Instance::from_csv_bytes_multiport`]).
 
 use super::error::{line_of, require_utf8};
 use super::{Demand, InputError, Instance, Limits, Model};
@@ -15,7 +20,12 @@ pub struct DemandRow {
     pub src: u64,
     pub dst: u64,
     pub bits: u64,
+    /// The demand's own bandwidth (optional fourth column `bw`).
+    pub bw: Option<u64>,
 }
+
+/// Name of the optional per-demand bandwidth column.
+const BW_COLUMN: &str = "bw";
 
 const COLUMNS: [&str; 3] = ["src_slot", "dst_slot", "bits_total"];
 
@@ -79,6 +89,8 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
     let text = require_utf8(bytes)?;
     let mut rows = Vec::new();
     let mut positions: Option<[usize; 3]> = None;
+    // Position of the `bw` column: named in a header, else the fourth cell.
+    let mut bw_pos: Option<usize> = Some(3);
     let mut seen_first = false;
     for (idx, raw_line) in text.lines().enumerate() {
         let line = idx as u64 + 1;
@@ -90,6 +102,9 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
             seen_first = true;
             if let Some(p) = header_positions(&cells) {
                 positions = Some(p);
+                bw_pos = cells
+                    .iter()
+                    .position(|c| c.trim_start_matches('\u{feff}') == BW_COLUMN);
                 continue;
             }
             if cells
@@ -130,6 +145,19 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
             })?;
             vals[k] = parse_uint(cell, COLUMNS[k], line)?;
         }
+        let bw = match bw_pos.and_then(|p| cells.get(p)) {
+            Some(cell) if !cell.is_empty() => {
+                let b = parse_uint(cell, BW_COLUMN, line)?;
+                if b == 0 {
+                    return Err(
+                        InputError::field(BW_COLUMN, "bandwidth per tick must be > 0")
+                            .at_line(line),
+                    );
+                }
+                Some(b)
+            }
+            _ => None,
+        };
         if rows.len() as u64 >= limits.max_demands {
             return Err(InputError::new(format!(
                 "more than {} demand rows (the limit)",
@@ -142,6 +170,7 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
             src: vals[0],
             dst: vals[1],
             bits: vals[2],
+            bw,
         });
     }
     if rows.is_empty() {
@@ -161,6 +190,19 @@ impl Instance {
         model: Model,
         bw: u64,
         slots: Option<u32>,
+        limits: &Limits,
+    ) -> Result<Instance, InputError> {
+        Instance::from_csv_bytes_multiport(bytes, model, bw, slots, None, limits)
+    }
+
+    /// [`Instance::from_csv_bytes`] with `ports` for every slot (`None`: 1)
+    /// and the optional `bw` column read per demand.
+    pub fn from_csv_bytes_multiport(
+        bytes: &[u8],
+        model: Model,
+        bw: u64,
+        slots: Option<u32>,
+        ports: Option<u32>,
         limits: &Limits,
     ) -> Result<Instance, InputError> {
         if bw == 0 {
@@ -216,11 +258,21 @@ impl Instance {
                 );
             }
         }
-        let demands = rows.iter().map(|r| Demand {
-            src: r.src as u32,
-            dst: r.dst as u32,
-            bits: r.bits,
+        let demands = rows.iter().map(|r| {
+            (
+                Demand {
+                    src: r.src as u32,
+                    dst: r.dst as u32,
+                    bits: r.bits,
+                },
+                r.bw,
+            )
         });
-        Instance::new(model, slots as u32, bw, demands, limits)
+        let ports = match ports {
+            Some(k) => super::Ports::Uniform(k),
+            None => super::Ports::default(),
+        };
+        ports.check(slots as u32, "--ports")?;
+        Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)
     }
 }

@@ -11,9 +11,15 @@
 //! meaning open, and two readers that keep different copies reach opposite
 //! verdicts on the same file), and a leading UTF-8 byte-order mark is
 //! skipped.
+//!
+//! Multi-port extension (DESIGN.md §11): an optional top-level `"ports"`
+//! (an integer, or an array of `slots` integers >= 1) and an optional
+//! per-demand `"copy_bw_bits_per_tick"`. Without them a document is exactly
+//! copyspace-guard v0, and the writer emits them only when they say
+//! something (ports not all 1, a demand's bandwidth not the instance's).
 
 use super::error::require_utf8;
-use super::{Demand, InputError, Instance, Limits, Model};
+use super::{Demand, InputError, Instance, Limits, Model, Ports};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -193,6 +199,8 @@ pub struct Overrides {
     pub model: Option<Model>,
     pub bw: Option<u64>,
     pub slots: Option<u32>,
+    /// Ports of every slot (`--ports K`), replacing the instance's `"ports"`.
+    pub ports: Option<u32>,
 }
 
 fn get_uint(obj: &Map<String, Value>, key: &str, path: &str) -> Result<u64, InputError> {
@@ -328,6 +336,12 @@ pub fn parse_instance_json(
             ),
         ));
     }
+    let ports = match (overrides.ports, obj.get("ports")) {
+        (Some(0), _) => return Err(InputError::field("--ports", "ports must be >= 1, got 0")),
+        (Some(k), _) => Ports::Uniform(k),
+        (None, Some(v)) => Ports::from_json(v, slots as u32)?,
+        (None, None) => Ports::default(),
+    };
     let mut demands = Vec::with_capacity(arr.len());
     for (i, d) in arr.iter().enumerate() {
         let path = format!("demands[{i}]");
@@ -343,13 +357,27 @@ pub fn parse_instance_json(
                 format!("slot out of bounds: {src}->{dst} with slots={slots}"),
             ));
         }
-        demands.push(Demand {
-            src: src as u32,
-            dst: dst as u32,
-            bits,
-        });
+        let dbw = match o.get("copy_bw_bits_per_tick") {
+            None => None,
+            Some(v) => {
+                let path = format!("{path}.copy_bw_bits_per_tick");
+                let b = value_as_uint(v, &path)?;
+                if b == 0 {
+                    return Err(InputError::field(&path, "bandwidth per tick must be > 0"));
+                }
+                Some(b)
+            }
+        };
+        demands.push((
+            Demand {
+                src: src as u32,
+                dst: dst as u32,
+                bits,
+            },
+            dbw,
+        ));
     }
-    let mut inst = Instance::new(model, slots as u32, bw, demands, limits)?;
+    let mut inst = Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)?;
     inst.id = obj.get("id").and_then(Value::as_str).map(str::to_string);
     inst.notes = obj.get("notes").and_then(Value::as_str).map(str::to_string);
     Ok(inst)
@@ -364,6 +392,21 @@ pub fn instance_to_json(inst: &Instance) -> Value {
         "copy_bw_bits_per_tick": inst.bw,
         "demands": inst.demands(),
     });
+    if !inst.ports().all_one() {
+        v["ports"] = json!(inst.ports());
+    }
+    if inst.has_demand_bw() {
+        for (i, d) in v["demands"]
+            .as_array_mut()
+            .expect("demands serialise as an array")
+            .iter_mut()
+            .enumerate()
+        {
+            if inst.demand_bw(i) != inst.bw {
+                d["copy_bw_bits_per_tick"] = json!(inst.demand_bw(i));
+            }
+        }
+    }
     if let Some(id) = &inst.id {
         v["id"] = json!(id);
     }

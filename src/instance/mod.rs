@@ -11,11 +11,13 @@ pub(crate) mod csv_input;
 mod error;
 pub(crate) mod json_input;
 mod limits;
+mod ports;
 
 pub use csv_input::{parse_demands_csv, DemandRow};
 pub use error::InputError;
 pub use json_input::{instance_to_json, parse_instance_json, Overrides};
 pub use limits::Limits;
+pub use ports::Ports;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -99,6 +101,11 @@ pub struct Instance {
     total_chunks: u64,
     pub id: Option<String>,
     pub notes: Option<String>,
+    /// Ports per slot (DESIGN.md §11); all 1 in copyspace-guard v0.
+    ports: Ports,
+    /// Per-demand bandwidth, indexed like `demands`; `None` when every
+    /// demand uses `bw` (copyspace-guard v0).
+    demand_bw: Option<Vec<u64>>,
 }
 
 impl Instance {
@@ -110,6 +117,27 @@ impl Instance {
         slots: u32,
         bw: u64,
         raw: impl IntoIterator<Item = Demand>,
+        limits: &Limits,
+    ) -> Result<Instance, InputError> {
+        Instance::new_multiport(
+            model,
+            slots,
+            bw,
+            raw.into_iter().map(|d| (d, None)),
+            Ports::default(),
+            limits,
+        )
+    }
+
+    /// [`Instance::new`] with ports per slot and, per demand, an optional
+    /// bandwidth overriding `bw` (DESIGN.md §11). Duplicate pairs merge only
+    /// when their bandwidths agree (a pair's chunks share one length rule).
+    pub fn new_multiport(
+        model: Model,
+        slots: u32,
+        bw: u64,
+        raw: impl IntoIterator<Item = (Demand, Option<u64>)>,
+        ports: Ports,
         limits: &Limits,
     ) -> Result<Instance, InputError> {
         if bw == 0 {
@@ -130,8 +158,25 @@ impl Instance {
                 ),
             ));
         }
-        let mut demands: Vec<Demand> = Vec::new();
-        for (i, d) in raw.into_iter().enumerate() {
+        ports.check(slots, "ports")?;
+        if ports.total(slots) > (u32::MAX / 2) as u64 {
+            return Err(InputError::field(
+                "ports",
+                format!(
+                    "{} ports in all is above the limit of 2^31-1",
+                    ports.total(slots)
+                ),
+            ));
+        }
+        let ports = ports.normalised();
+        let mut demands: Vec<(Demand, u64)> = Vec::new();
+        for (i, (d, dbw)) in raw.into_iter().enumerate() {
+            if dbw == Some(0) {
+                return Err(InputError::field(
+                    &format!("demands[{i}].copy_bw_bits_per_tick"),
+                    format!("bandwidth per tick must be > 0 for {}->{}", d.src, d.dst),
+                ));
+            }
             if d.src >= slots || d.dst >= slots {
                 return Err(InputError::field(
                     &format!("demands[{i}]"),
@@ -159,13 +204,24 @@ impl Instance {
                     format!("more than {} demands (the limit)", limits.max_demands),
                 ));
             }
-            demands.push(d);
+            demands.push((d, dbw.unwrap_or(bw)));
         }
-        demands.sort_unstable_by_key(|d| (d.src, d.dst));
+        demands.sort_unstable_by_key(|(d, b)| (d.src, d.dst, *b));
         let mut merged: Vec<Demand> = Vec::with_capacity(demands.len());
-        for d in demands {
+        let mut bws: Vec<u64> = Vec::with_capacity(demands.len());
+        for (d, dbw) in demands {
             match merged.last_mut() {
                 Some(last) if last.src == d.src && last.dst == d.dst => {
+                    let last_bw = *bws.last().expect("one bandwidth per merged demand");
+                    if last_bw != dbw {
+                        return Err(InputError::field(
+                            "copy_bw_bits_per_tick",
+                            format!(
+                                "demands {}->{} repeat the pair with different bandwidths ({last_bw} and {dbw})",
+                                d.src, d.dst
+                            ),
+                        ));
+                    }
                     last.bits = last.bits.checked_add(d.bits).ok_or_else(|| {
                         InputError::field(
                             "bits_total",
@@ -173,10 +229,18 @@ impl Instance {
                         )
                     })?;
                 }
-                _ => merged.push(d),
+                _ => {
+                    merged.push(d);
+                    bws.push(dbw);
+                }
             }
         }
-        let chunks: Vec<u64> = merged.iter().map(|d| d.bits.div_ceil(bw)).collect();
+        let chunks: Vec<u64> = merged
+            .iter()
+            .zip(&bws)
+            .map(|(d, &b)| d.bits.div_ceil(b))
+            .collect();
+        let demand_bw = bws.iter().any(|&b| b != bw).then_some(bws);
         let mut total: u64 = 0;
         for &c in &chunks {
             total = total.checked_add(c).ok_or_else(|| {
@@ -193,6 +257,8 @@ impl Instance {
             total_chunks: total,
             id: None,
             notes: None,
+            ports,
+            demand_bw,
         })
     }
 
@@ -221,15 +287,61 @@ impl Instance {
         self.demands.iter().map(|d| d.bits as u128).sum()
     }
 
-    /// Bits carried by chunk `k` (0-based) of demand `i`: `bw`, except the
-    /// last chunk, which carries the remainder.
+    /// Bits carried by chunk `k` (0-based) of demand `i`: the demand's
+    /// bandwidth, except the last chunk, which carries the remainder.
     pub fn chunk_len(&self, i: usize, k: u64) -> u64 {
         let d = &self.demands[i];
+        let bw = self.demand_bw(i);
         if k + 1 == self.chunks[i] {
-            d.bits - (self.chunks[i] - 1) * self.bw
+            d.bits - (self.chunks[i] - 1) * bw
         } else {
-            self.bw
+            bw
         }
+    }
+
+    /// Bits demand `i` moves per tick: its own `copy_bw_bits_per_tick`, or
+    /// the instance's `bw`.
+    pub fn demand_bw(&self, i: usize) -> u64 {
+        match &self.demand_bw {
+            Some(b) => b[i],
+            None => self.bw,
+        }
+    }
+
+    /// Whether some demand has a bandwidth other than the instance's `bw`.
+    pub fn has_demand_bw(&self) -> bool {
+        self.demand_bw.is_some()
+    }
+
+    /// Ports per slot (DESIGN.md §11).
+    pub fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    /// Ports of slot `v`.
+    pub fn port(&self, v: usize) -> u32 {
+        self.ports.get(v)
+    }
+
+    /// Whether every slot has one port: the copyspace-guard model, which
+    /// every one-port solver and bound assumes.
+    pub fn is_single_port(&self) -> bool {
+        self.ports.all_one()
+    }
+
+    /// Whether the instance needs anything beyond copyspace-guard v0 (some
+    /// slot with several ports, or a per-demand bandwidth).
+    pub fn is_multiport(&self) -> bool {
+        !self.is_single_port() || self.has_demand_bw()
+    }
+
+    /// The same instance with other ports (checked like the input).
+    pub fn with_ports(&self, ports: Ports) -> Result<Instance, InputError> {
+        ports.check(self.slots, "ports")?;
+        Ok(Instance {
+            ports: ports.normalised(),
+            ..self.clone()
+        })
     }
 
     /// Index of the demand `src -> dst`, if there is one.
@@ -272,11 +384,12 @@ pub fn read_instance_bytes(
                 "--bw",
                 "a demands CSV needs --bw BITS (bits per transfer per tick)",
             )),
-            Some(bw) => Instance::from_csv_bytes(
+            Some(bw) => Instance::from_csv_bytes_multiport(
                 bytes,
                 overrides.model.unwrap_or(Model::Strict1),
                 bw,
                 overrides.slots,
+                overrides.ports,
                 limits,
             ),
         }

@@ -15,7 +15,7 @@ pub struct Chunk {
 ///
 /// Memory: one counter per demand plus one tick buffer. A demand whose
 /// chunks run out (the schedule over-covers it) yields chunks of `bw` bits
-/// beyond its total, so the validator still sees and reports the excess.
+/// (its bandwidth) beyond its total, so the validator still sees and reports the excess.
 pub struct Expansion<'a> {
     inst: &'a Instance,
     schedule: &'a Schedule,
@@ -56,7 +56,7 @@ impl<'a> Expansion<'a> {
             let len = if k < self.inst.chunks(i) {
                 self.inst.chunk_len(i, k)
             } else {
-                self.inst.bw
+                self.inst.demand_bw(i)
             };
             self.sent[i] += 1;
             self.buf.push(Chunk {

@@ -10,9 +10,11 @@
 //! | [`koenig::Koenig`] | READ1_WRITE1 | yes: Delta ticks | independent (weighted perfect matchings) |
 //! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts, O(log) growth |
 //! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
+//! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: via the one-port engine | independent (port splitting, Euler orientation, König) |
 
 pub mod greedy;
 pub mod koenig;
+pub mod multiport;
 pub mod orient;
 pub mod per_tick_greedy;
 pub mod portfolio;

@@ -76,6 +76,13 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         time_limit: request.time_limit,
     };
     let mut sol = match (inst.model, request.solver) {
+        // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
+        _ if inst.is_multiport() => super::multiport::solve_multiport(
+            inst,
+            &bounds,
+            &opts,
+            request.solver == SolverChoice::Greedy,
+        ),
         (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
             Koenig.solve(inst, &bounds, &opts)
         }

@@ -1,0 +1,522 @@
+//! Solvers for multi-port slots and per-demand bandwidth (DESIGN.md §11).
+//!
+//! A tick is an f-matching (f = ports): slot `v` takes part in at most
+//! `ports(v)` transfers (STRICT1), or sends and receives at most `ports(v)`
+//! each (READ1_WRITE1). Everything here works on chunk counts, so a
+//! per-demand bandwidth only changes the multiplicities.
+//!
+//! | case | method | result |
+//! |---|---|---|
+//! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP) | valid; status from the multi-port bounds |
+//!
+//! *Port splitting.* Slot `v` becomes `ports(v)` sender copies and
+//! `ports(v)` receiver copies; its chunks, laid out demand after demand, go
+//! to the copies in turn (chunk `k` to copy `k mod ports(v)`), so each copy
+//! gets `floor` or `ceil` of `d(v)/ports(v)`. A demand's chunks, counted by
+//! sender copy and by receiver copy, are matched by the north-west corner
+//! rule (at most `ports(src) + ports(dst) - 1` pieces). The pieces form a
+//! one-port instance whose maximum degree is `max ceil(d/ports)`, solved by
+//! König; a tick of it uses each copy once, so each slot at most
+//! `ports(v)` times. Everything is arithmetic on counts: time does not grow
+//! with the multiplicity.
+//!
+//! *Euler orientation.* Each STRICT1 edge `{a,b}` of multiplicity `m` sends
+//! `floor(m/2)` chunks each way; the edges of odd multiplicity form a simple
+//! graph, oriented along Euler circuits (odd-degree vertices paired through
+//! a dummy vertex, Hierholzer), so every slot has at most `ceil(d/2)` out
+//! and in. With `ports/2` sender and receiver copies, `ceil(ceil(d/2) /
+//! (ports/2)) = ceil(d/ports)`.
+//!
+//! Solvers do no I/O; [`solve_multiport`] is called by
+//! [`crate::solve_instance`] for every instance that is not copyspace-guard
+//! v0 (ports above 1, or a per-demand bandwidth).
+
+use super::{Solution, SolveOptions, Solver};
+use crate::bounds::{simple_bounds, Bounds};
+use crate::graph::DemandGraph;
+use crate::instance::{Demand, Instance, Limits, Model};
+use crate::schedule::Schedule;
+use crate::solve::koenig::Koenig;
+use std::time::Instant;
+
+/// A directed chunk edge to split over ports: `count` chunks from `src` to
+/// `dst`, drawn from pool `pool` (see [`PoolMapper`]).
+#[derive(Clone, Copy, Debug)]
+struct ArcCount {
+    src: u32,
+    dst: u32,
+    count: u64,
+    pool: u32,
+}
+
+/// Per-copy counts of chunks `[a, a+m)` laid out round-robin over `p` copies.
+fn round_robin(a: u64, m: u64, p: u32) -> Vec<(u32, u64)> {
+    let p64 = p as u128;
+    // Number of k in [0, x) with k = i (mod p).
+    let cnt = |x: u128, i: u128| (x + p64 - 1 - i) / p64;
+    let (a, e) = (a as u128, a as u128 + m as u128);
+    (0..p)
+        .filter_map(|i| {
+            let c = (cnt(e, i as u128) - cnt(a, i as u128)) as u64;
+            (c > 0).then_some((i, c))
+        })
+        .collect()
+}
+
+/// North-west corner rule: a non-negative matrix with row sums `rows` and
+/// column sums `cols` (equal totals), as `(row, col, count)` entries.
+fn north_west(rows: &[(u32, u64)], cols: &[(u32, u64)]) -> Vec<(u32, u32, u64)> {
+    let (mut i, mut j) = (0, 0);
+    let (mut ri, mut cj) = (
+        rows.first().map_or(0, |r| r.1),
+        cols.first().map_or(0, |c| c.1),
+    );
+    let mut out = Vec::new();
+    while i < rows.len() && j < cols.len() {
+        let take = ri.min(cj);
+        if take > 0 {
+            out.push((rows[i].0, cols[j].0, take));
+        }
+        ri -= take;
+        cj -= take;
+        if ri == 0 {
+            i += 1;
+            ri = rows.get(i).map_or(0, |r| r.1);
+        }
+        if cj == 0 {
+            j += 1;
+            cj = cols.get(j).map_or(0, |c| c.1);
+        }
+    }
+    out
+}
+
+/// Splits `arcs` over `out_ports(v)` sender and `in_ports(v)` receiver
+/// copies. Returns the copy-level arcs (`src`, `dst` are copy ids; sender
+/// copies and receiver copies of slot `v` both start at `offset[v]`) and the
+/// number of copy ids. Every arc must have a distinct `(src, dst)`.
+fn split_over_ports(
+    slots: usize,
+    arcs: &[ArcCount],
+    out_ports: &dyn Fn(usize) -> u32,
+    in_ports: &dyn Fn(usize) -> u32,
+) -> (Vec<ArcCount>, u64) {
+    let mut offset = vec![0u64; slots + 1];
+    for v in 0..slots {
+        offset[v + 1] = offset[v] + out_ports(v).max(in_ports(v)) as u64;
+    }
+    let mut out_at = vec![0u64; slots];
+    let mut in_at = vec![0u64; slots];
+    let mut pieces = Vec::new();
+    for arc in arcs {
+        let (s, d) = (arc.src as usize, arc.dst as usize);
+        let rows = round_robin(out_at[s], arc.count, out_ports(s));
+        let cols = round_robin(in_at[d], arc.count, in_ports(d));
+        out_at[s] += arc.count;
+        in_at[d] += arc.count;
+        for (i, j, c) in north_west(&rows, &cols) {
+            pieces.push(ArcCount {
+                src: (offset[s] + i as u64) as u32,
+                dst: (offset[d] + j as u64) as u32,
+                count: c,
+                pool: arc.pool,
+            });
+        }
+    }
+    (pieces, offset[slots])
+}
+
+/// Solves a READ1_WRITE1 problem given as arcs with per-slot send and
+/// receive ports, by port splitting and König. Returns rounds of pool ids
+/// (a pool id once per chunk sent from it in the tick).
+fn koenig_over_ports(
+    slots: usize,
+    arcs: &[ArcCount],
+    out_ports: &dyn Fn(usize) -> u32,
+    in_ports: &dyn Fn(usize) -> u32,
+) -> Vec<(u64, Vec<u32>)> {
+    let (pieces, copies) = split_over_ports(slots, arcs, out_ports, in_ports);
+    if pieces.is_empty() {
+        return Vec::new();
+    }
+    let demands = pieces.iter().map(|p| Demand {
+        src: p.src,
+        dst: p.dst,
+        bits: p.count,
+    });
+    let limits = Limits {
+        max_slots: u32::MAX,
+        max_demands: u64::MAX,
+    };
+    let copy_inst = Instance::new(
+        Model::Read1Write1,
+        copies.max(1) as u32,
+        1,
+        demands,
+        &limits,
+    )
+    .expect("copy-level instance of a valid instance is valid");
+    let g = DemandGraph::new(&copy_inst);
+    let bounds = simple_bounds(&copy_inst, &g);
+    let sol = Koenig.solve(&copy_inst, &bounds, &SolveOptions::default());
+    // Copy-level demand index -> pool.
+    let mut pool_of = vec![0u32; copy_inst.demands().len()];
+    for p in &pieces {
+        let i = copy_inst
+            .demand_index(p.src, p.dst)
+            .expect("every piece is a copy-level demand");
+        pool_of[i] = p.pool;
+    }
+    sol.schedule
+        .rounds
+        .iter()
+        .map(|r| {
+            (
+                r.repeat,
+                r.demands.iter().map(|&i| pool_of[i as usize]).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Turns rounds over pools into rounds over demands. A pool is a sequence
+/// of `(demand, chunks)`: a STRICT1 edge `{a,b}` is the pool `a->b` then
+/// `b->a`; a READ1_WRITE1 demand is its own pool. A round may draw a pool
+/// several times per tick (several ports); a round is split where a pool
+/// moves on to its next demand, so the result has at most `rounds + 2 *
+/// demands` rounds.
+struct PoolMapper<'a> {
+    pools: &'a [Vec<(u32, u64)>],
+    part: Vec<usize>,
+    left: Vec<u64>,
+}
+
+impl<'a> PoolMapper<'a> {
+    fn new(pools: &'a [Vec<(u32, u64)>]) -> Self {
+        PoolMapper {
+            pools,
+            part: vec![0; pools.len()],
+            left: pools.iter().map(|p| p.first().map_or(0, |d| d.1)).collect(),
+        }
+    }
+
+    /// Takes one chunk of pool `p`, returning its demand (None: exhausted).
+    fn take(&mut self, p: usize, n: u64) -> Option<u32> {
+        while self.left[p] == 0 {
+            if self.part[p] + 1 >= self.pools[p].len() {
+                return None;
+            }
+            self.part[p] += 1;
+            self.left[p] = self.pools[p][self.part[p]].1;
+        }
+        let d = self.pools[p][self.part[p]].0;
+        self.left[p] -= n;
+        Some(d)
+    }
+
+    fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {
+        let mut schedule = Schedule::new();
+        let mut uses: Vec<(u32, u64)> = Vec::new();
+        for (repeat, round) in rounds {
+            // Draws per tick of each pool in this round.
+            uses.clear();
+            let mut sorted = round.clone();
+            sorted.sort_unstable();
+            for p in sorted {
+                match uses.last_mut() {
+                    Some((q, c)) if *q == p => *c += 1,
+                    _ => uses.push((p, 1)),
+                }
+            }
+            let mut r = *repeat;
+            while r > 0 {
+                // Ticks for which every pool stays within its current demand.
+                let mut step = r;
+                for &(p, c) in &uses {
+                    let p = p as usize;
+                    // Skip exhausted parts first so `left` is the live one.
+                    while self.left[p] == 0 && self.part[p] + 1 < self.pools[p].len() {
+                        self.part[p] += 1;
+                        self.left[p] = self.pools[p][self.part[p]].1;
+                    }
+                    step = step.min((self.left[p] / c).max(1));
+                }
+                let mut demands = Vec::new();
+                for &(p, c) in &uses {
+                    let p = p as usize;
+                    if self.left[p] >= c * step {
+                        let d = self.pools[p][self.part[p]].0;
+                        self.left[p] -= c * step;
+                        demands.extend(std::iter::repeat(d).take(c as usize));
+                    } else {
+                        // step == 1: the tick crosses into the next demand.
+                        for _ in 0..c {
+                            if let Some(d) = self.take(p, 1) {
+                                demands.push(d);
+                            }
+                        }
+                    }
+                }
+                schedule.push(step, demands);
+                r -= step;
+            }
+        }
+        schedule
+    }
+}
+
+/// READ1_WRITE1 with any ports: port splitting and König. Optimal: the
+/// schedule has `max_v ceil(d(v)/ports(v))` ticks (per direction).
+pub fn read1_write1_ports(inst: &Instance) -> Schedule {
+    let arcs: Vec<ArcCount> = inst
+        .demands()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| ArcCount {
+            src: d.src,
+            dst: d.dst,
+            count: inst.chunks(i),
+            pool: i as u32,
+        })
+        .collect();
+    let pools: Vec<Vec<(u32, u64)>> = (0..inst.demands().len())
+        .map(|i| vec![(i as u32, inst.chunks(i))])
+        .collect();
+    let port = |v: usize| inst.port(v);
+    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port, &port);
+    PoolMapper::new(&pools).map(&rounds)
+}
+
+/// Orients the edges of odd multiplicity along Euler circuits: returns, per
+/// edge, whether its odd chunk goes `a -> b` (`true`) or `b -> a`.
+/// Hierholzer on the simple graph of odd edges plus a dummy vertex joined to
+/// every vertex of odd degree.
+fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
+    let dummy = slots;
+    let mut ends: Vec<(usize, usize)> = odd_edges
+        .iter()
+        .map(|&(a, b)| (a as usize, b as usize))
+        .collect();
+    let real = ends.len();
+    let mut deg = vec![0usize; slots + 1];
+    for &(a, b) in &ends {
+        deg[a] += 1;
+        deg[b] += 1;
+    }
+    for (v, &k) in deg.iter().enumerate().take(slots) {
+        if k % 2 == 1 {
+            ends.push((v, dummy));
+        }
+    }
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); slots + 1];
+    for (e, &(a, b)) in ends.iter().enumerate() {
+        adj[a].push(e);
+        adj[b].push(e);
+    }
+    let mut used = vec![false; ends.len()];
+    let mut forward = vec![true; ends.len()];
+    let mut next = vec![0usize; slots + 1];
+    for start in 0..=slots {
+        // Walk closed trails from `start` until its edges are used up; the
+        // direction of traversal is the orientation (every vertex on a
+        // closed trail is entered as often as it is left).
+        loop {
+            while next[start] < adj[start].len() && used[adj[start][next[start]]] {
+                next[start] += 1;
+            }
+            if next[start] == adj[start].len() {
+                break;
+            }
+            let mut v = start;
+            loop {
+                while next[v] < adj[v].len() && used[adj[v][next[v]]] {
+                    next[v] += 1;
+                }
+                let Some(&e) = adj[v].get(next[v]) else {
+                    break;
+                };
+                used[e] = true;
+                let (a, b) = ends[e];
+                forward[e] = a == v;
+                v = if a == v { b } else { a };
+            }
+        }
+    }
+    forward.truncate(real);
+    forward
+}
+
+/// STRICT1 with every port count even: Hakimi–Kariv. Optimal: the schedule
+/// has `max_v ceil(d(v)/ports(v))` ticks.
+pub fn strict1_even_ports(inst: &Instance) -> Schedule {
+    debug_assert!(inst.model == Model::Strict1 && inst.ports().all_even());
+    let g = DemandGraph::new(inst);
+    let odd: Vec<(u32, u32)> = g
+        .undirected
+        .iter()
+        .filter(|e| e.mult % 2 == 1)
+        .map(|e| (e.a, e.b))
+        .collect();
+    let orient = euler_orient(inst.slots as usize, &odd);
+    let mut arcs = Vec::new();
+    let mut k = 0;
+    for (ei, e) in g.undirected.iter().enumerate() {
+        let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
+        if e.mult % 2 == 1 {
+            if orient[k] {
+                ab += 1;
+            } else {
+                ba += 1;
+            }
+            k += 1;
+        }
+        for (src, dst, count) in [(e.a, e.b, ab), (e.b, e.a, ba)] {
+            if count > 0 {
+                arcs.push(ArcCount {
+                    src,
+                    dst,
+                    count,
+                    pool: ei as u32,
+                });
+            }
+        }
+    }
+    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    let half = |v: usize| inst.port(v) / 2;
+    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half, &half);
+    PoolMapper::new(&pools).map(&rounds)
+}
+
+/// STRICT1 with some odd port count: each slot becomes `ports(v)` one-port
+/// slots sharing its chunks evenly (as in port splitting, but undirected),
+/// and the one-port STRICT1 engine solves the result. Valid, not always
+/// optimal: the split is one choice among many.
+fn strict1_split(inst: &Instance, opts: &SolveOptions, greedy_only: bool) -> (Schedule, String) {
+    let g = DemandGraph::new(inst);
+    let arcs: Vec<ArcCount> = g
+        .undirected
+        .iter()
+        .enumerate()
+        .map(|(ei, e)| ArcCount {
+            src: e.a,
+            dst: e.b,
+            count: e.mult,
+            pool: ei as u32,
+        })
+        .collect();
+    let port = |v: usize| inst.port(v);
+    // Undirected: a slot's chunks are laid out over its copies once, as
+    // sender and receiver together, so both sides share one counter.
+    let n = inst.slots as usize;
+    let mut offset = vec![0u64; n + 1];
+    for v in 0..n {
+        offset[v + 1] = offset[v] + port(v) as u64;
+    }
+    let mut at = vec![0u64; n];
+    let mut pieces = Vec::new();
+    for arc in &arcs {
+        let (a, b) = (arc.src as usize, arc.dst as usize);
+        let rows = round_robin(at[a], arc.count, port(a));
+        let cols = round_robin(at[b], arc.count, port(b));
+        at[a] += arc.count;
+        at[b] += arc.count;
+        for (i, j, c) in north_west(&rows, &cols) {
+            pieces.push(ArcCount {
+                src: (offset[a] + i as u64) as u32,
+                dst: (offset[b] + j as u64) as u32,
+                count: c,
+                pool: arc.pool,
+            });
+        }
+    }
+    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    if pieces.is_empty() {
+        return (Schedule::new(), "multiport-split".into());
+    }
+    let limits = Limits {
+        max_slots: u32::MAX,
+        max_demands: u64::MAX,
+    };
+    let split = Instance::new(
+        Model::Strict1,
+        offset[n] as u32,
+        1,
+        pieces.iter().map(|p| Demand {
+            src: p.src,
+            dst: p.dst,
+            bits: p.count,
+        }),
+        &limits,
+    )
+    .expect("split instance of a valid instance is valid");
+    let request = crate::SolveRequest {
+        solver: if greedy_only {
+            crate::SolverChoice::Greedy
+        } else {
+            crate::SolverChoice::Auto
+        },
+        time_limit: opts.time_limit,
+    };
+    let sol = crate::solve_instance(&split, &request)
+        .expect("the one-port engine validates its own schedules");
+    let mut pool_of = vec![0u32; split.demands().len()];
+    for p in &pieces {
+        pool_of[split.demand_index(p.src, p.dst).expect("piece is a demand")] = p.pool;
+    }
+    let rounds: Vec<(u64, Vec<u32>)> = sol
+        .schedule
+        .rounds
+        .iter()
+        .map(|r| {
+            (
+                r.repeat,
+                r.demands.iter().map(|&i| pool_of[i as usize]).collect(),
+            )
+        })
+        .collect();
+    (
+        PoolMapper::new(&pools).map(&rounds),
+        format!("multiport-split+{}", sol.stats.solver),
+    )
+}
+
+/// The multi-port solver: picks the method of the module table.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Multiport {
+    /// Use the greedy (not the LP/ILP engine) where the one-port engine runs.
+    pub greedy_only: bool,
+}
+
+impl Solver for Multiport {
+    fn name(&self) -> &'static str {
+        "multiport"
+    }
+
+    fn solve(&self, inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
+        let t0 = Instant::now();
+        let (schedule, name) = match inst.model {
+            Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
+            Model::Strict1 if inst.ports().all_even() => (
+                strict1_even_ports(inst),
+                "multiport-hakimi-kariv".to_string(),
+            ),
+            Model::Strict1 => strict1_split(inst, opts, self.greedy_only),
+        };
+        // Statuses come from the multi-port bounds alone: an exhaustive
+        // proof about the split instance says nothing about this one, so
+        // none is claimed (`optimal`, `within_one` or `feasible`).
+        Solution::from_schedule(schedule, bounds, &name, t0.elapsed().as_secs_f64())
+    }
+}
+
+/// Solves a multi-port instance (see the module docs).
+pub fn solve_multiport(
+    inst: &Instance,
+    bounds: &Bounds,
+    opts: &SolveOptions,
+    greedy_only: bool,
+) -> Solution {
+    Multiport { greedy_only }.solve(inst, bounds, opts)
+}
