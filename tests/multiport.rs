@@ -79,7 +79,7 @@ fn claim_of(sol: &tickopt::solve::Solution, inst: &Instance) -> Claim {
         lower_bound: sol.lower_bound.ticks,
         status: sol.status,
         witness: sol.lower_bound.witness.clone(),
-        proof: None,
+        proof: sol.proof.clone(),
     }
 }
 
