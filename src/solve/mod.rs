@@ -18,6 +18,7 @@ pub mod per_tick_greedy;
 pub mod portfolio;
 mod status;
 pub mod strict1_exact;
+mod structured;
 
 pub use status::{certify, Status};
 
