@@ -108,4 +108,14 @@ g clique --n 257
 g flower_snark --k 501 --mult 1000000
 g petersen --mult 1000000
 
+# --- cluster: issue 15 families at cluster scale, optima by structure ------
+set_begin cluster
+g ring --n 10001 --mult 1000000
+g ring --n 1001 --mult 3
+g ring --n 16 --mult 100
+g ring --n 16 --mult 100000
+g bidir_ring --n 4001 --mult 7
+g alltoall --n 63 --mult 7
+g alltoall --n 200
+
 echo "instance sets written under $ROOT/: $(ls "$ROOT" | tr '\n' ' ')"
