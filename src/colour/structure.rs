@@ -7,17 +7,18 @@
 //! exactly when its support is one of:
 //!
 //! - **a path or a cycle** (every slot has at most two distinct partners),
-//!   any multiplicities. With `T = max(Delta, ceil(2E / (k - 1)))` for an odd
-//!   cycle of `k` slots and `T = Delta` otherwise, edge `e_j` gets the cyclic
-//!   interval `[s_j, s_j + m_j)` of colours mod `T`, with `s_{j+1} = s_j + m_j
-//!   + gap_j`. Consecutive intervals are disjoint when `m_j + gap_j + m_{j+1}
-//!   <= T`; a cycle closes when the laid length `E + sum gaps` is a multiple
-//!   `w T` of `T`. The smallest `w >= E / T` satisfies `w <= k - E / T` exactly
-//!   under the choice of `T` (odd `k`: `E / T <= (k-1)/2`; even `k`: `E <= k
-//!   Delta / 2`), so the gaps fit. This is the folklore "circular interval"
-//!   argument behind the chromatic index of multicycles. In a path or cycle
-//!   an odd set other than a whole odd cycle induces paths and is no denser
-//!   than `Delta`, so `T = max(Delta, ceil Gamma)`: the colouring is optimal.
+//!   any multiplicities. Let `T = max(Delta, ceil(2E / (k - 1)))` for an odd
+//!   cycle of `k` slots and `T = Delta` otherwise. Edge `e_j` gets the
+//!   cyclic interval `[s_j, s_j + m_j)` of colours mod `T`, with
+//!   `s_{j+1} = s_j + m_j + gap_j`. Consecutive intervals are disjoint when
+//!   `m_j + gap_j + m_{j+1} <= T`; a cycle closes when the laid length
+//!   `E + sum gaps` is a multiple `w T` of `T`. The smallest `w >= E / T`
+//!   satisfies `w <= k - E / T` under the choice of `T` (odd `k`:
+//!   `E / T <= (k-1)/2`; even `k`: `E <= k Delta / 2`), so the gaps fit.
+//!   This is the folklore "circular interval" argument behind the chromatic
+//!   index of multicycles. In a path or cycle an odd set other than a whole
+//!   odd cycle induces paths and is no denser than `Delta`, so
+//!   `T = max(Delta, ceil Gamma)`: the colouring is optimal.
 //! - **a complete graph with one multiplicity `m` on every pair**: the
 //!   round-robin 1-factorisation of `K_k` (the circle method, Lucas 1883 /
 //!   Walecki), each round repeated `m` times: `m (k-1)` ticks for even `k`
