@@ -1,6 +1,7 @@
 //! `tickopt bounds`.
 
 use super::common::InstanceArgs;
+use crate::bounds::exact_bounds_until;
 use crate::{bounds_for, graph::DemandGraph};
 use clap::Args;
 
@@ -11,11 +12,21 @@ pub struct BoundsArgs {
     /// Print JSON (every bound with its witness) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Time limit in seconds for the odd-set search (default: none). When it
+    /// runs out, the best bound found is printed with its witness, marked
+    /// partial.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
 }
 
 pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
+    let limit = super::solve_cmd::time_limit(a.time_limit)?;
     let inst = a.instance.load()?;
-    let b = bounds_for(&inst, &DemandGraph::new(&inst));
+    let g = DemandGraph::new(&inst);
+    let b = match limit {
+        None => bounds_for(&inst, &g),
+        Some(t) => exact_bounds_until(&inst, &g, Some(std::time::Instant::now() + t)),
+    };
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&b)?)?;
         return Ok(0);
