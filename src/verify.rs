@@ -226,11 +226,11 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
             "optimal_exhaustive: the summary carries no proof object, so the claim is unchecked"
                 .into(),
         ),
-        (Status::OptimalExhaustive, Some(p)) if !inst.is_single_port() => l.check(
+        (Status::OptimalExhaustive, Some(p)) if inst.is_multiport() => l.check(
             Part::Proof,
             false,
             format!(
-                "{} proof refused: proofs refute one-port colourings, and this instance has multi-port slots",
+                "{} proof refused: proofs refute one-port colourings, and this instance has multi-port slots or per-demand bandwidths",
                 p.body.kind()
             ),
         ),

@@ -141,6 +141,25 @@ fn bounds_text_and_json() {
 }
 
 #[test]
+fn bounds_take_a_time_limit() {
+    let k5 = data("k5_m3_strict1.json");
+    let o = run(&[
+        "bounds",
+        k5.to_str().unwrap(),
+        "--json",
+        "--time-limit",
+        "5",
+    ]);
+    assert!(o.status.success());
+    let b: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(b["best"]["ticks"], 15);
+    assert_eq!(b["complete"], true);
+    let o = run(&["bounds", k5.to_str().unwrap(), "--time-limit=-1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--time-limit"));
+}
+
+#[test]
 fn validate_fails_with_kinds_and_first_tick() {
     let dir = tempfile::tempdir().unwrap();
     let inst = data("ring_n12_strict1.json");

@@ -243,7 +243,8 @@ fn known_optima_agree_with_the_engine() {
         (Family::Petersen, 2, Model::Strict1, Some(6)),
         (Family::Petersen, 3, Model::Strict1, None),
         (Family::Ring { n: 8 }, 5, Model::Strict1, Some(10)),
-        (Family::Ring { n: 9 }, 1, Model::Strict1, None),
+        (Family::Ring { n: 9 }, 1, Model::Strict1, Some(3)),
+        (Family::Ring { n: 9 }, 4, Model::Strict1, Some(9)),
         (Family::Blanusa, 1, Model::Strict1, Some(4)),
     ];
     for (f, mult, model, want) in cases {

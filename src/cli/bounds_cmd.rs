@@ -1,6 +1,7 @@
 //! `tickopt bounds`.
 
 use super::common::InstanceArgs;
+use crate::bounds::exact_bounds_until;
 use crate::{bounds_for, graph::DemandGraph};
 use clap::Args;
 
@@ -11,9 +12,15 @@ pub struct BoundsArgs {
     /// Print JSON (every bound with its witness) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Time limit in seconds for the odd-set search (default: none). When it
+    /// runs out, the best bound found is printed with its witness, marked
+    /// partial.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
 }
 
 pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
+    let limit = super::solve_cmd::time_limit(a.time_limit)?;
     let phases = super::progress::Phases::start("reading the instance");
     let inst = a.instance.load()?;
     phases.phase(format!(
@@ -21,7 +28,11 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
         inst.slots,
         inst.total_chunks()
     ));
-    let b = bounds_for(&inst, &DemandGraph::new(&inst));
+    let g = DemandGraph::new(&inst);
+    let b = match limit {
+        None => bounds_for(&inst, &g),
+        Some(t) => exact_bounds_until(&inst, &g, Some(std::time::Instant::now() + t)),
+    };
     drop(phases);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&b)?)?;

@@ -8,6 +8,8 @@
 //! - `types`: public input/output types;
 //! - `check`: the independent validator used by the pipeline and the tests;
 //! - `pipeline`: phase order, budgets, choice of the result, proof bookkeeping;
+//! - `structure`: exact colourings of paths, cycles and uniform complete
+//!   components (circular intervals, round-robin), multiplicity-independent;
 //! - `greedy`: compact greedy rounds (fallback, LP start columns);
 //! - `kempe`: chunk colouring with a fixed palette (Kempe chains and kicks);
 //! - `blossom`: maximum-weight matching in general graphs (pricing oracle);
@@ -27,10 +29,12 @@ mod pipeline;
 mod residual;
 mod rounding;
 mod rounds;
+mod structure;
 mod types;
 
 pub use check::{check, check_rounds};
 pub use pipeline::colour_strict1;
+pub use structure::{colour_by_structure, StructureColouring};
 pub use types::{ColourInput, ColourStats, Colouring, ExhaustiveProof};
 
 #[cfg(test)]

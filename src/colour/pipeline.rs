@@ -1,6 +1,8 @@
 //! The STRICT1 colouring pipeline: cheap phases first, each stopping as soon
 //! as the lower bound is met.
 //!
+//! 0. structural colouring (paths, cycles, uniform complete components; exact,
+//!    see `structure`): when it applies, nothing else runs;
 //! 1. compact greedy (always; the fallback);
 //! 2. Kempe search on chunks with `LB` colours, when multiplicities are low;
 //! 3. column generation + rounding + residual repair (multiplicity-independent);
@@ -19,6 +21,7 @@ use super::greedy::greedy_rounds;
 use super::kempe::colour_chunks;
 use super::residual::round_and_repair;
 use super::rounds::{classes_to_rounds, degrees, expand_chunks, merge_rounds, ticks};
+use super::structure::colour_by_structure;
 use super::types::{ColourInput, ColourStats, Colouring, ExhaustiveProof};
 use std::time::{Duration, Instant};
 
@@ -81,6 +84,19 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         exact: "not_run".into(),
         ..Default::default()
     };
+
+    if let Some(s) = colour_by_structure(n, edges) {
+        if s.ticks <= lb && check_rounds(n, edges, &s.rounds).is_ok() {
+            stats.method = "structure".into();
+            stats.total_s = t0.elapsed().as_secs_f64();
+            return Colouring {
+                ticks: s.ticks,
+                rounds: s.rounds,
+                exhaustive: None,
+                stats,
+            };
+        }
+    }
 
     let greedy = greedy_rounds(n, edges);
     stats.greedy_ticks = ticks(&greedy);

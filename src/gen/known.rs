@@ -10,6 +10,9 @@
 //!   holds at most `floor(k/2)` chunks, and the round-robin 1-factorisation
 //!   (k-1 perfect matchings for even k, k near-perfect for odd k) repeated
 //!   `mu` times meets it: `(k-1) mu` for even `k`, `k mu` for odd `k`.
+//! - STRICT1, one odd cycle of `k` slots carrying `E` chunks (any
+//!   multiplicities): `max(Delta, ceil(2E/(k-1)))`, the odd-set bound of the
+//!   whole cycle, met by the circular-interval colouring (`colour::structure`).
 //! - STRICT1, a snark (Petersen, Blanuša, flower J_k, odd k >= 5) with one
 //!   chunk per edge: not 3-edge-colourable by definition, and Vizing gives 4.
 //! - STRICT1, Petersen with an even number `2r` of chunks per edge: its six
@@ -68,6 +71,13 @@ pub fn known_optimum(family: &Family, g: &Generated, model: Model) -> Option<Kno
             )
         };
     }
+    if k >= 3 && k % 2 == 1 && und.len() as u64 == k && is_one_cycle(n, &used, und.keys()) {
+        let e: u64 = mus.iter().sum();
+        return found(
+            delta.max((2 * e).div_ceil(k - 1)),
+            "odd cycle: max(Delta, ceil(2E/(k-1))), met by circular intervals",
+        );
+    }
     if family.is_snark() && mus.iter().all(|&m| m == 1) {
         return found(4, "snark: not 3-edge-colourable, Vizing gives 4");
     }
@@ -78,6 +88,32 @@ pub fn known_optimum(family: &Family, g: &Generated, model: Model) -> Option<Kno
         );
     }
     None
+}
+
+/// Whether the simple graph on `used` with these edges is one cycle: every
+/// slot has two partners and a walk from one slot reaches them all.
+fn is_one_cycle<'a>(n: usize, used: &[usize], edges: impl Iterator<Item = &'a (u32, u32)>) -> bool {
+    let mut adj = vec![Vec::new(); n];
+    for &(u, v) in edges {
+        adj[u as usize].push(v as usize);
+        adj[v as usize].push(u as usize);
+    }
+    if used.is_empty() || used.iter().any(|&v| adj[v].len() != 2) {
+        return false;
+    }
+    let (start, mut prev, mut at, mut steps) = (used[0], usize::MAX, used[0], 0);
+    loop {
+        let next = if adj[at][0] != prev {
+            adj[at][0]
+        } else {
+            adj[at][1]
+        };
+        (prev, at) = (at, next);
+        steps += 1;
+        if at == start {
+            return steps == used.len();
+        }
+    }
 }
 
 /// Whether the simple graph with these edges is bipartite (BFS 2-colouring).

@@ -72,6 +72,30 @@ pub(crate) fn parse_uint(cell: &str, field: &str, line: u64) -> Result<u64, Inpu
         .map_err(|_| err(format!("{cell:?} overflows a 64-bit unsigned integer")))
 }
 
+/// The three values of a row that is exactly `digits,digits,digits` (no
+/// spaces, quotes or signs, each value fitting `u64`); `None` otherwise.
+fn plain_row(line: &[u8]) -> Option<[u64; 3]> {
+    let mut out = [0u64; 3];
+    let (mut k, mut cur, mut digits) = (0usize, 0u64, 0u32);
+    for &b in line {
+        match b {
+            b'0'..=b'9' => {
+                cur = cur.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+                digits += 1;
+            }
+            b',' if digits > 0 && k < 2 => {
+                out[k] = cur;
+                (k, cur, digits) = (k + 1, 0, 0);
+            }
+            _ => return None,
+        }
+    }
+    (k == 2 && digits > 0).then(|| {
+        out[2] = cur;
+        out
+    })
+}
+
 /// Column positions of the three fields: from a header, or 0,1,2.
 fn header_positions(cells: &[&str]) -> Option<[usize; 3]> {
     let mut pos = [usize::MAX; 3];
@@ -86,14 +110,41 @@ fn header_positions(cells: &[&str]) -> Option<[usize; 3]> {
 
 /// Parses a demands CSV into rows (no slot or model checks yet).
 pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>, InputError> {
-    let text = require_utf8(bytes)?;
-    let mut rows = Vec::new();
+    // A UTF-8 byte order mark (spreadsheet exports) is not part of the data.
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = require_utf8(body)?;
+    let mut rows = Vec::with_capacity(body.len() / 16);
     let mut positions: Option<[usize; 3]> = None;
     // Position of the `bw` column: named in a header, else the fourth cell.
     let mut bw_pos: Option<usize> = Some(3);
     let mut seen_first = false;
     for (idx, raw_line) in text.lines().enumerate() {
         let line = idx as u64 + 1;
+        // Fast path: a plain `digits,digits,digits` row (the common case)
+        // is parsed in place; anything else takes the general path below,
+        // which owns every error message.
+        // (Only while the columns are the first three: a header may name
+        // them in other places, and such rows go the general way.)
+        let fast = positions.map_or(true, |p| p.iter().all(|&i| i < 3));
+        if let Some(cells) = plain_row(raw_line.as_bytes()).filter(|_| fast) {
+            seen_first = true;
+            if rows.len() as u64 >= limits.max_demands {
+                return Err(InputError::new(format!(
+                    "more than {} demand rows (the limit)",
+                    limits.max_demands
+                ))
+                .at_line(line));
+            }
+            let pos = positions.unwrap_or([0, 1, 2]);
+            rows.push(DemandRow {
+                line,
+                src: cells[pos[0]],
+                dst: cells[pos[1]],
+                bits: cells[pos[2]],
+                bw: None,
+            });
+            continue;
+        }
         let cells = split_cells(raw_line);
         if is_skippable(&cells) {
             continue;
@@ -274,5 +325,55 @@ impl Instance {
         };
         ports.check(slots as u32, "--ports")?;
         Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &str) -> Result<Vec<(u64, u64, u64, u64)>, String> {
+        parse_demands_csv(text.as_bytes(), &Limits::default())
+            .map(|r| {
+                r.into_iter()
+                    .map(|r| (r.line, r.src, r.dst, r.bits))
+                    .collect()
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let plain = rows("0,1,5\n1,2,7\n").unwrap();
+        assert_eq!(rows("\u{feff}0,1,5\n1,2,7\n").unwrap(), plain);
+        assert_eq!(
+            rows("\u{feff}src_slot,dst_slot,bits_total\n0,1,5\n1,2,7\n").unwrap(),
+            vec![(2, 0, 1, 5), (3, 1, 2, 7)]
+        );
+    }
+
+    #[test]
+    fn fast_and_general_rows_agree() {
+        // Plain rows take the fast path; spaced, quoted, signed ones the general one.
+        let a = rows("# c\n0,1,5\r\n\n 0 , 1 , 5\n\"0\",1,+5\n").unwrap();
+        assert_eq!(a, vec![(2, 0, 1, 5), (4, 0, 1, 5), (5, 0, 1, 5)]);
+        // A permuted header applies to plain rows too.
+        let b = rows("bits_total,dst_slot,src_slot\n9,2,3\n").unwrap();
+        assert_eq!(b, vec![(2, 3, 2, 9)]);
+    }
+
+    #[test]
+    fn errors_still_name_line_and_field() {
+        let e = rows("0,1,5\n0,1,99999999999999999999\n").unwrap_err();
+        assert!(
+            e.contains("line 2") && e.contains("bits_total") && e.contains("overflows"),
+            "{e}"
+        );
+        let e = rows("0,1,5\n0,x,5\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("dst_slot"), "{e}");
+        let e = rows("0,1,5\n0,1\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("missing column"), "{e}");
+        let e = rows("0,1,5\n0,1,-3\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("negative"), "{e}");
     }
 }

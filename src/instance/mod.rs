@@ -99,6 +99,9 @@ pub struct Instance {
     demands: Vec<Demand>,
     chunks: Vec<u64>,
     total_chunks: u64,
+    /// Demands from slot `s` are `demands[src_start[s]..src_start[s + 1]]`
+    /// (keeps [`Instance::demand_index`] a short, cache-local search).
+    src_start: Vec<usize>,
     pub id: Option<String>,
     pub notes: Option<String>,
     /// Ports per slot (DESIGN.md §11); all 1 in copyspace-guard v0.
@@ -248,7 +251,15 @@ impl Instance {
             })?;
         }
         // Degrees must fit in u64 too (each is at most total chunks), so no further check.
+        let mut src_start = vec![0usize; slots as usize + 1];
+        for d in &merged {
+            src_start[d.src as usize + 1] += 1;
+        }
+        for s in 0..slots as usize {
+            src_start[s + 1] += src_start[s];
+        }
         Ok(Instance {
+            src_start,
             model,
             slots,
             bw,
@@ -346,9 +357,20 @@ impl Instance {
 
     /// Index of the demand `src -> dst`, if there is one.
     pub fn demand_index(&self, src: Slot, dst: Slot) -> Option<usize> {
-        self.demands
-            .binary_search_by_key(&(src, dst), |d| (d.src, d.dst))
+        let s = src as usize;
+        let (lo, hi) = (*self.src_start.get(s)?, *self.src_start.get(s + 1)?);
+        // Dense rows (all-to-all) hold `dst` at `dst` or `dst - 1`: probe
+        // there first (one cache line), then search.
+        let guess = lo + (dst as usize).min((hi - lo).saturating_sub(1));
+        for p in [guess, guess.saturating_sub(1)] {
+            if (lo..hi).contains(&p) && self.demands[p].dst == dst {
+                return Some(p);
+            }
+        }
+        self.demands[lo..hi]
+            .binary_search_by_key(&dst, |d| d.dst)
             .ok()
+            .map(|i| lo + i)
     }
 
     /// The same demands under another model.

@@ -35,7 +35,9 @@ impl Solver for Greedy {
         let t0 = Instant::now();
         let mut schedule = greedy_schedule(inst);
         let mut name = self.name();
-        if per_tick_greedy_fits(inst) {
+        // Nothing can beat a schedule that meets the lower bound: the
+        // per-tick greedy (time grows with the multiplicity) is skipped then.
+        if schedule.ticks() > bounds.best.ticks && per_tick_greedy_fits(inst) {
             let per_tick = per_tick_greedy(inst);
             if per_tick.ticks() < schedule.ticks() {
                 schedule = per_tick;

@@ -22,6 +22,7 @@ pub mod proofs;
 mod solution;
 mod status;
 pub mod strict1_exact;
+mod structured;
 
 pub use solution::{Solution, SolveStats};
 pub use status::{certify, Status};

@@ -67,6 +67,14 @@ pub fn bounds_for(inst: &Instance, g: &DemandGraph) -> Bounds {
 pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solution, EngineError> {
     let t0 = Instant::now();
     let g = DemandGraph::new(inst);
+    // Scale (issue 15): supports whose components are paths, cycles or uniform
+    // complete graphs are coloured exactly by structure, with their witness;
+    // the greedy and the odd-set search are then not needed.
+    if request.solver != SolverChoice::Greedy && !inst.is_multiport() {
+        if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
+            return finish(inst, sol, t0, 0.0);
+        }
+    }
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
@@ -75,7 +83,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let opts = SolveOptions {
         time_limit: request.time_limit,
     };
-    let mut sol = match (inst.model, request.solver) {
+    let sol = match (inst.model, request.solver) {
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
         _ if inst.is_multiport() => super::multiport::solve_multiport(
             inst,
@@ -90,6 +98,16 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         (Model::Strict1, SolverChoice::Exact) => Strict1Exact.solve(inst, &bounds, &opts),
         (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts),
     };
+    finish(inst, sol, t0, bounds_seconds)
+}
+
+/// Validates `sol` and stamps its times.
+fn finish(
+    inst: &Instance,
+    mut sol: Solution,
+    t0: Instant,
+    bounds_seconds: f64,
+) -> Result<Solution, EngineError> {
     let report = validate_compact(inst, &sol.schedule);
     if !report.passed() {
         return Err(EngineError::InvalidSchedule {

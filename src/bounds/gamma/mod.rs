@@ -50,6 +50,15 @@
 //! with a planted dense part this shrinks a thousand-vertex instance to a few
 //! dozen vertices.
 //!
+//! *Components (exact).* A smallest densest odd set is connected, so each
+//! connected component is searched on its own. In a component whose support
+//! is a path or a cycle (no slot with three partners), an odd set other
+//! than a whole odd cycle induces paths, and a path part with `v` slots holds
+//! at most `floor(v/2)` pairs of consecutive edges, each pair at most
+//! `Delta`: such a set is never denser than `Delta`. So only the whole odd
+//! cycle can beat `lambda`, and it is checked in closed form (`O(k)`, no
+//! flows): odd rings of any length and multiplicity cost linear time.
+//!
 //! *Fewer flows (exact).* In the augmented graph every slot's singleton cut
 //! is exactly `lambda`, and cuts of value `lambda` are of no interest. Pairs
 //! whose flow reached `lambda` are merged in a union-find (local edge
@@ -156,6 +165,8 @@ struct Tuning {
     prune: bool,
     /// Union-find shortcut in Gusfield's method.
     shortcut: bool,
+    /// One connected component at a time; paths and cycles in closed form.
+    components: bool,
 }
 
 impl Tuning {
@@ -163,6 +174,7 @@ impl Tuning {
         greedy_start: true,
         prune: true,
         shortcut: true,
+        components: true,
     };
 }
 
@@ -227,8 +239,32 @@ fn search(
     }
 
     // Invariant: while lambda < Gamma, a (smallest, hence connected) densest
-    // odd set lies inside one vertex set on the stack.
-    let mut stack: Vec<Vec<u32>> = vec![(0..n as u32).collect()];
+    // odd set lies inside one vertex set on the stack. Components whose
+    // support is a path or a cycle are settled in closed form (module docs).
+    let mut stack: Vec<Vec<u32>> = Vec::new();
+    if tuning.components {
+        for comp in connected_components(&g) {
+            if comp.len() < 3 {
+                continue;
+            }
+            if comp.iter().all(|&v| g.nbrs(v as usize).len() <= 2) {
+                let k = comp.len();
+                let links: usize = comp.iter().map(|&v| g.nbrs(v as usize).len()).sum();
+                if links == 2 * k && k % 2 == 1 {
+                    let inside: u128 = comp.iter().map(|&v| deg[v as usize]).sum::<u128>() / 2;
+                    let r = Ratio::new(2 * inside, k as u128 - 1);
+                    if r.gt(lam) {
+                        lam = r;
+                        best = Some((comp, inside));
+                    }
+                }
+            } else {
+                stack.push(comp);
+            }
+        }
+    } else {
+        stack.push((0..n as u32).collect());
+    }
     let mut pos: Vec<u32> = Vec::new();
     let mut complete = true;
     'search: while let Some(w) = stack.pop() {
@@ -464,6 +500,35 @@ impl Csr {
         }
         twice / 2
     }
+}
+
+/// Connected components of `g` with their slots in ascending order (a
+/// connected graph gives `0..n`, which [`search`] takes without copying).
+fn connected_components(g: &Csr) -> Vec<Vec<u32>> {
+    let n = g.n();
+    let mut seen = vec![false; n];
+    let mut out = Vec::new();
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        let mut comp = vec![root as u32];
+        let mut i = 0;
+        while i < comp.len() {
+            let v = comp[i] as usize;
+            i += 1;
+            for &(u, _) in g.nbrs(v) {
+                if !seen[u as usize] {
+                    seen[u as usize] = true;
+                    comp.push(u);
+                }
+            }
+        }
+        comp.sort_unstable();
+        out.push(comp);
+    }
+    out
 }
 
 /// Greedy lower bound: peel a vertex of minimum current degree at a time

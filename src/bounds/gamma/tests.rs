@@ -38,6 +38,7 @@ fn tuning(bits: u64) -> Tuning {
         greedy_start: bits & 1 != 0,
         prune: bits & 2 != 0,
         shortcut: bits & 4 != 0,
+        components: bits & 8 != 0,
     }
 }
 
@@ -331,7 +332,7 @@ fn random_against_brute_force_both_outcomes() {
         }
         // Also with a larger delta, and with the speed-ups switched off.
         check(n, &e, d + rng.below(1 + d / 4));
-        for bits in 0..7 {
+        for bits in 0..15 {
             check_with(n, &e, d, tuning(bits));
         }
     }
@@ -512,7 +513,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
 
     #[test]
-    fn prop_matches_brute_force((n, edges) in graph_strategy(), extra in 0u64..4, bits in 0u64..8) {
+    fn prop_matches_brute_force((n, edges) in graph_strategy(), extra in 0u64..4, bits in 0u64..16) {
         let d = max_deg(n, &edges);
         check(n, &edges, d);
         check(n, &edges, d + extra);
@@ -524,7 +525,7 @@ proptest! {
     fn prop_huge_multiplicities(
         n in 3usize..=12,
         raw in prop::collection::vec((0u32..12, 1u32..12, 1u64..=(1 << 56)), 0..=36),
-        bits in 0u64..8,
+        bits in 0u64..16,
     ) {
         let edges: Vec<_> = raw.into_iter().map(|(a, off, m)| (a % n as u32, (a + off) % n as u32, m)).filter(|e| e.0 != e.1).collect();
         let d = max_deg(n, &edges);
@@ -549,5 +550,37 @@ proptest! {
         }
         let d = max_deg(n, &edges);
         check(n, &edges, d);
+    }
+}
+
+/// Unions of paths and cycles (the closed-form components) and one dense
+/// part, against brute force with every speed-up combination.
+#[test]
+fn paths_and_cycles_against_brute_force() {
+    let mut rng = Rng(99);
+    for _ in 0..1500 {
+        let n = 3 + rng.below(12) as usize;
+        let mut edges = Vec::new();
+        let mut v = 0u32;
+        while (v as usize) + 2 <= n {
+            let len = 2 + rng.below((n - v as usize - 1) as u64) as u32;
+            let m_max = [1, 4, 1000][rng.below(3) as usize];
+            for i in 0..len - 1 {
+                edges.push((v + i, v + i + 1, 1 + rng.below(m_max)));
+            }
+            if len >= 3 && rng.below(3) != 0 {
+                edges.push((v, v + len - 1, 1 + rng.below(m_max)));
+            }
+            // Sometimes a chord, so the component is no longer a cycle.
+            if len >= 4 && rng.below(4) == 0 {
+                edges.push((v, v + 2, 1 + rng.below(m_max)));
+            }
+            v += len;
+        }
+        let d = max_deg(n, &edges);
+        check(n, &edges, d);
+        for bits in [0, 8, 9, 11] {
+            check_with(n, &edges, d, tuning(bits));
+        }
     }
 }

@@ -7,6 +7,7 @@ mod known_optima;
 mod multiplicity;
 mod random_tests;
 mod stress;
+mod structure;
 
 use super::{check, colour_strict1, ColourInput, Colouring};
 use std::time::Duration;

@@ -1,0 +1,98 @@
+//! Criterion benchmarks at cluster scale (issue 15): the structural
+//! colouring (uniform all-to-all up to 2048 slots, odd rings up to 10,001
+//! slots at multiplicity 1e6) end to end through `solve_instance`, the
+//! odd-set bound on an odd ring, demands-CSV parsing, and a ring at
+//! multiplicity 1e2 vs 1e5. doc/performance.md has the figures and the
+//! command that reproduces them.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+use tickopt::bounds::exact_bounds;
+use tickopt::graph::DemandGraph;
+use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::{solve_instance, SolveRequest};
+
+fn strict1(n: u32, demands: impl IntoIterator<Item = (u32, u32, u64)>) -> Instance {
+    let raw = demands
+        .into_iter()
+        .map(|(src, dst, bits)| Demand { src, dst, bits });
+    Instance::new(Model::Strict1, n, 1, raw, &Limits::default()).unwrap()
+}
+
+fn alltoall(n: u32) -> Instance {
+    strict1(
+        n,
+        (0..n).flat_map(|a| (0..n).filter(move |&b| b != a).map(move |b| (a, b, 1))),
+    )
+}
+
+fn ring(n: u32, m: u64) -> Instance {
+    strict1(n, (0..n).map(|i| (i, (i + 1) % n, m)))
+}
+
+fn solve(c: &mut Criterion) {
+    let cases = [
+        ("alltoall_n999", alltoall(999)),
+        ("alltoall_n1000", alltoall(1000)),
+        ("alltoall_n2048", alltoall(2048)),
+        ("ring_n2001_m1000", ring(2001, 1000)),
+        ("ring_n10001_m1e6", ring(10_001, 1_000_000)),
+        ("ring_n16_m1e2", ring(16, 100)),
+        ("ring_n16_m1e5", ring(16, 100_000)),
+    ];
+    let mut g = c.benchmark_group("scale_solve");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for (name, inst) in &cases {
+        g.bench_with_input(BenchmarkId::from_parameter(name), inst, |b, inst| {
+            b.iter(|| black_box(solve_instance(inst, &SolveRequest::default()).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+fn bounds(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_bounds");
+    g.sample_size(10);
+    for (name, inst) in [
+        ("ring_n2001_m1000", ring(2001, 1000)),
+        ("ring_n10001_m1e6", ring(10_001, 1_000_000)),
+    ] {
+        let dg = DemandGraph::new(&inst);
+        g.bench_function(name, |b| b.iter(|| black_box(exact_bounds(&inst, &dg))));
+    }
+    g.finish();
+}
+
+fn parse(c: &mut Criterion) {
+    let n = 1000u32;
+    let mut csv = String::from("src_slot,dst_slot,bits_total\n");
+    for a in 0..n {
+        for b in (0..n).filter(|&b| b != a) {
+            csv.push_str(&format!("{a},{b},{}\n", 1024 * (1 + (a + b) % 7)));
+        }
+    }
+    let mut g = c.benchmark_group("scale_parse");
+    g.sample_size(10)
+        .throughput(Throughput::Bytes(csv.len() as u64));
+    g.bench_function("alltoall_n1000_csv", |b| {
+        b.iter(|| {
+            black_box(
+                Instance::from_csv_bytes(
+                    csv.as_bytes(),
+                    Model::Strict1,
+                    1024,
+                    None,
+                    &Limits::default(),
+                )
+                .unwrap(),
+            )
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(scale, solve, bounds, parse);
+criterion_main!(scale);
