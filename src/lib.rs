@@ -27,6 +27,7 @@ pub mod colour;
 pub mod exec;
 pub mod gen;
 pub mod graph;
+mod html_text;
 pub mod instance;
 pub mod proof;
 pub mod schedule;

@@ -100,8 +100,8 @@ impl Manifest {
             message: m,
         };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let root: Value =
-            serde_json::from_str(&text).map_err(|e| fail(format!("invalid JSON: {e}")))?;
+        let root: Value = crate::instance::json_input::parse_json_value(text.as_bytes())
+            .map_err(|e| fail(format!("invalid JSON: {e}")))?;
         let obj = root
             .as_object()
             .ok_or_else(|| fail("a manifest must be a JSON object".into()))?;
@@ -263,8 +263,8 @@ pub fn upsert_entry(path: &Path, set: &str, entry: ManifestEntry) -> Result<(), 
     };
     let mut root = if path.exists() {
         let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let v: Value =
-            serde_json::from_str(&text).map_err(|e| fail(format!("invalid JSON: {e}")))?;
+        let v: Value = crate::instance::json_input::parse_json_value(text.as_bytes())
+            .map_err(|e| fail(format!("invalid JSON: {e}")))?;
         match v {
             Value::Object(m) => m,
             _ => return Err(fail("a manifest must be a JSON object".into())),

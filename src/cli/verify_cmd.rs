@@ -37,7 +37,10 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
     let report = validate_schedule_file(&inst, &a.schedule)?;
     let text = std::fs::read_to_string(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
-    let claim: Claim = serde_json::from_str(&text)
+    // Strict reading (duplicate keys refused, BOM skipped), like every reader.
+    let value = crate::instance::json_input::parse_json_value(text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.summary.display()))?;
+    let claim: Claim = serde_json::from_value(value)
         .with_context(|| format!("{}: not a tickopt summary", a.summary.display()))?;
     if let Some(dir) = &a.emit_proof {
         emit_proof(&inst, &claim, dir)?;

@@ -9,12 +9,7 @@ use std::io::{self, Write};
 
 pub struct Html;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::html_text::escape as esc;
 
 const OPTIMUM: &str = "#2e7d32";
 const BOUND: &str = "#1565c0";

@@ -12,12 +12,7 @@ use std::io::{self, Write};
 
 pub struct Html;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::html_text::escape as esc;
 
 fn model_colour(m: &str) -> &'static str {
     match m {

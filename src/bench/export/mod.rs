@@ -82,10 +82,13 @@ pub fn read_results(path: &Path) -> Result<Results, BenchError> {
         path: path.display().to_string(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|e| BenchError::BadResults {
-        path: path.display().to_string(),
-        message: format!("not a tickopt results.json: {e}"),
-    })
+    crate::instance::json_input::parse_json_value(text.as_bytes())
+        .map_err(|e| e.to_string())
+        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+        .map_err(|e| BenchError::BadResults {
+            path: path.display().to_string(),
+            message: format!("not a tickopt results.json: {e}"),
+        })
 }
 
 /// Formats seconds for tables: 3 significant-ish digits.
