@@ -34,7 +34,10 @@ pub struct SolveArgs {
     pub solver: SolverChoice,
     /// Time limit in seconds for each exact phase (odd-set bound search;
     /// STRICT1 LP column generation, residual repair, exhaustive ILP; default
-    /// 10 s each, so a solve can take a few times this). When it runs out, the best
+    /// 10 s each, so a solve can take a few times this). Given, it also ends
+    /// the greedy at this long after the solve's start (the rest is finished
+    /// by a fast list scheduling) and skips the exact engine after that; the
+    /// summary's details.cut_short names the phases cut. When it runs out, the best
     /// schedule so far is returned with an honest status. Results are
     /// deterministic unless a limit fires.
     #[arg(long, value_name = "SECONDS")]

@@ -30,13 +30,35 @@ pub use status::{certify, Status};
 use crate::bounds::Bounds;
 use crate::instance::Instance;
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Options every solver understands.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolveOptions {
     /// Limit for exact searches (ILP); `None` means the solver's default.
     pub time_limit: Option<Duration>,
+    /// End of the whole solve's time (its start plus `--time-limit`), for
+    /// the phases that have no limit of their own (the greedy): past it they
+    /// finish cheaply and record `"cut_short"` in the details. `None`: no
+    /// deadline.
+    pub deadline: Option<Instant>,
+}
+
+/// Key in [`SolveStats::details`]: the phases (`"bounds"`, `"greedy"`,
+/// `"exact"`) that a time limit cut short or skipped, in solve order.
+pub const CUT_SHORT: &str = "cut_short";
+
+/// Adds `phase` to the [`CUT_SHORT`] list of `stats` (once).
+pub(crate) fn note_cut_short(stats: &mut SolveStats, phase: &str) {
+    let list = stats
+        .details
+        .entry(CUT_SHORT)
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    if let serde_json::Value::Array(phases) = list {
+        if !phases.iter().any(|p| p == phase) {
+            phases.push(phase.into());
+        }
+    }
 }
 
 /// Record of an exact search (the assignment ILP) that found the lower

@@ -11,6 +11,7 @@
 
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
+use std::time::Instant;
 
 /// Largest `demands x chunks` for which the per-tick greedy runs (about a
 /// second of work).
@@ -23,6 +24,13 @@ pub fn per_tick_greedy_fits(inst: &Instance) -> bool {
 
 /// The per-tick greedy schedule (see the module docs).
 pub fn per_tick_greedy(inst: &Instance) -> Schedule {
+    per_tick_greedy_until(inst, None).expect("no deadline, never cut short")
+}
+
+/// [`per_tick_greedy`], or `None` when `deadline` passes first (checked
+/// every tick; a partial per-tick schedule is of no use to its caller, which
+/// already holds a complete one).
+pub fn per_tick_greedy_until(inst: &Instance, deadline: Option<Instant>) -> Option<Schedule> {
     let n = inst.slots as usize;
     let demands = inst.demands();
     let bw = inst.bw;
@@ -37,6 +45,9 @@ pub fn per_tick_greedy(inst: &Instance) -> Schedule {
     let mut schedule = Schedule::new();
     let mut stamp = 0u64;
     while !pending.is_empty() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
         stamp += 1;
         deg.iter_mut().for_each(|d| *d = 0);
         for &i in &pending {
@@ -86,5 +97,5 @@ pub fn per_tick_greedy(inst: &Instance) -> Schedule {
         schedule.push(1, tick.clone());
         pending.retain(|&i| rem[i as usize] > 0);
     }
-    schedule
+    Some(schedule)
 }

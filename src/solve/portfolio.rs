@@ -3,8 +3,8 @@
 //! [`Solution`] leaves this module. Re-exported at the crate root.
 
 use super::{
-    greedy::Greedy, koenig::Koenig, strict1_exact::Strict1Exact, Solution, SolveOptions, Solver,
-    Status,
+    greedy::Greedy, koenig::Koenig, note_cut_short, strict1_exact::Strict1Exact, Solution,
+    SolveOptions, Solver, Status,
 };
 use crate::bounds::{exact_bounds, exact_bounds_until, Bounds};
 use crate::graph::DemandGraph;
@@ -80,8 +80,11 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
     let bounds = exact_bounds_until(inst, &g, Some(deadline));
     let bounds_seconds = t0.elapsed().as_secs_f64();
+    // The greedy has no limit of its own: it gets the solve's deadline
+    // (issue 15 item 3), and the exact engine is skipped once it has passed.
     let opts = SolveOptions {
         time_limit: request.time_limit,
+        deadline: request.time_limit.map(|limit| t0 + limit),
     };
     let sol = match (inst.model, request.solver) {
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
@@ -98,6 +101,11 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         (Model::Strict1, SolverChoice::Exact) => Strict1Exact.solve(inst, &bounds, &opts),
         (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts),
     };
+    let mut sol = sol;
+    if !bounds.complete {
+        // Only the odd-set search's deadline leaves the bounds incomplete.
+        note_cut_short(&mut sol.stats, "bounds");
+    }
     finish(inst, sol, t0, bounds_seconds)
 }
 
@@ -126,13 +134,24 @@ fn finish(
 /// STRICT1 `auto`: the greedy first (milliseconds); when it already meets
 /// the bound it is proven optimal and nothing else runs. Otherwise the
 /// exact engine runs and the better schedule wins (fewer ticks; on a tie the
-/// stronger status; then the exact engine's). Deterministic.
+/// stronger status; then the exact engine's). Deterministic unless the
+/// deadline passes: then the exact engine is skipped (noted as cut short),
+/// or runs with the time left as its limit.
 fn strict1_auto(inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
-    let greedy = Greedy.solve(inst, bounds, opts);
+    let mut greedy = Greedy.solve(inst, bounds, opts);
     if greedy.status == Status::Optimal {
         return greedy;
     }
-    let exact = Strict1Exact.solve(inst, bounds, opts);
+    let mut opts = opts.clone();
+    if let Some(deadline) = opts.deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            note_cut_short(&mut greedy.stats, "exact");
+            return greedy;
+        }
+        opts.time_limit = Some(opts.time_limit.map_or(left, |l| l.min(left)));
+    }
+    let exact = Strict1Exact.solve(inst, bounds, &opts);
     if (greedy.ticks, greedy.status) < (exact.ticks, exact.status) {
         greedy
     } else {
