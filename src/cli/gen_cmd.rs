@@ -348,14 +348,7 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot write {}", out.display()))?;
     if let Some(manifest) = &a.manifest {
         let file = relative_to_manifest(&out, manifest)?;
-        let set = std::path::absolute(manifest)
-            .ok()
-            .and_then(|p| {
-                p.parent()
-                    .and_then(|d| d.file_name())
-                    .map(|s| s.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "set".into());
+        let set = set_name_of(manifest);
         upsert_entry(
             manifest,
             &set,
@@ -369,6 +362,18 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         g.demands.len()
     );
     Ok(0)
+}
+
+/// The set a manifest describes: the name of the directory it lives in.
+fn set_name_of(manifest: &Path) -> String {
+    std::path::absolute(manifest)
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "set".into())
 }
 
 /// `gen rails|two_tier|moe_nics`: an instance JSON (ports and per-demand
@@ -401,14 +406,7 @@ fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot write {}", out.display()))?;
     if let Some(manifest) = &a.manifest {
         let file = relative_to_manifest(&out, manifest)?;
-        let set = std::path::absolute(manifest)
-            .ok()
-            .and_then(|p| {
-                p.parent()
-                    .and_then(|d| d.file_name())
-                    .map(|s| s.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "set".into());
+        let set = set_name_of(manifest);
         let mut entry = crate::bench::ManifestEntry {
             file: file.clone(),
             name: file.trim_end_matches(".json").to_string(),
