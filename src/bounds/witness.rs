@@ -118,21 +118,7 @@ impl Witness {
                 if *slot >= inst.slots {
                     return fail(format!("slot {slot} out of range"));
                 }
-                let (mut out, mut inn) = (0u64, 0u64);
-                for (i, d) in inst.demands().iter().enumerate() {
-                    if d.src == *slot {
-                        out += inst.chunks(i);
-                    }
-                    if d.dst == *slot {
-                        inn += inst.chunks(i);
-                    }
-                }
-                let actual = match (inst.model, direction) {
-                    (Model::Strict1, Direction::Both) => out + inn,
-                    (Model::Read1Write1, Direction::Out) => out,
-                    (Model::Read1Write1, Direction::In) => inn,
-                    (m, d) => return fail(format!("direction {d:?} does not apply to {m}")),
-                };
+                let actual = slot_chunks(inst, *slot, *direction)?;
                 if actual != *chunks {
                     return fail(format!(
                         "slot {slot} has {actual} chunks, witness says {chunks}"
@@ -216,23 +202,7 @@ impl Witness {
                 if p != *ports {
                     return fail(format!("slot {slot} has {p} ports, witness says {ports}"));
                 }
-                let (mut out, mut inn) = (0u64, 0u64);
-                for (i, d) in inst.demands().iter().enumerate() {
-                    if d.src == *slot {
-                        out = out.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
-                    }
-                    if d.dst == *slot {
-                        inn = inn.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
-                    }
-                }
-                let actual = match (inst.model, direction) {
-                    (Model::Strict1, Direction::Both) => {
-                        out.checked_add(inn).ok_or_else(overflow)?
-                    }
-                    (Model::Read1Write1, Direction::Out) => out,
-                    (Model::Read1Write1, Direction::In) => inn,
-                    (m, d) => return fail(format!("direction {d:?} does not apply to {m}")),
-                };
+                let actual = slot_chunks(inst, *slot, *direction)?;
                 if actual != *chunks {
                     return fail(format!(
                         "slot {slot} has {actual} chunks, witness says {chunks}"
@@ -302,6 +272,29 @@ impl Witness {
 }
 
 /// The refusal of a count that does not fit in `u64`.
+/// The chunks at `slot` in `direction` (both ends for STRICT1, sends or
+/// receives for READ1_WRITE1), counted from the demands with checked
+/// arithmetic: the one count behind the degree and port-degree witnesses.
+fn slot_chunks(inst: &Instance, slot: u32, direction: Direction) -> Result<u64, WitnessError> {
+    let (mut out, mut inn) = (0u64, 0u64);
+    for (i, d) in inst.demands().iter().enumerate() {
+        if d.src == slot {
+            out = out.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+        }
+        if d.dst == slot {
+            inn = inn.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+        }
+    }
+    match (inst.model, direction) {
+        (Model::Strict1, Direction::Both) => out.checked_add(inn).ok_or_else(overflow),
+        (Model::Read1Write1, Direction::Out) => Ok(out),
+        (Model::Read1Write1, Direction::In) => Ok(inn),
+        (m, d) => Err(WitnessError(format!(
+            "direction {d:?} does not apply to {m}"
+        ))),
+    }
+}
+
 fn overflow() -> WitnessError {
     WitnessError("a count overflows u64".into())
 }
