@@ -12,6 +12,8 @@
 //!   components (circular intervals, round-robin), multiplicity-independent;
 //! - `greedy`: compact greedy rounds (fallback, LP start columns);
 //! - `kempe`: chunk colouring with a fixed palette (Kempe chains and kicks);
+//! - `bipartite_split`: exact bipartite multigraph colouring by Euler splits
+//!   (READ1_WRITE1 at small multiplicities);
 //! - `blossom`: maximum-weight matching in general graphs (pricing oracle);
 //! - `colgen`: fractional colouring LP by column generation on HiGHS;
 //! - `rounding`: rounding LP columns down with exact coverage, residual and budget;
@@ -20,6 +22,7 @@
 //! - `rounds`: chunk expansion, degrees, colour classes to merged rounds.
 
 mod assign_ilp;
+pub mod bipartite_split;
 pub mod blossom;
 mod check;
 mod colgen;

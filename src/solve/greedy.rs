@@ -43,7 +43,24 @@ impl Solver for Greedy {
     /// details then record `"cut_short": ["greedy"]`.
     fn solve(&self, inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
-        let (mut schedule, mut cut) = greedy_schedule_until(inst, opts.deadline);
+        let load = greedy_schedule_until(inst, opts.deadline);
+        self.solve_from(inst, bounds, opts, load, t0)
+    }
+}
+
+impl Greedy {
+    /// [`Solver::solve`] given the load-priority greedy's result `load`
+    /// (from [`greedy_schedule_until`] with `opts.deadline`, started at
+    /// `t0`), so that a caller that ran it first does not run it twice.
+    pub(crate) fn solve_from(
+        &self,
+        inst: &Instance,
+        bounds: &Bounds,
+        opts: &SolveOptions,
+        load: (Schedule, bool),
+        t0: Instant,
+    ) -> Solution {
+        let (mut schedule, mut cut) = load;
         let mut name = self.name();
         // Nothing can beat a schedule that meets the lower bound: the
         // per-tick greedy (time grows with the multiplicity) is skipped then.
@@ -130,18 +147,15 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
         load[side_b(it.b)] += it.remaining;
     }
     // Items incident to each resource (slot, or sender/receiver side).
-    let mut incident: Vec<Vec<u32>> = vec![Vec::new(); 2 * n];
+    // Items at each resource, with their other end (kept beside the item
+    // so the scan does not touch the items themselves).
+    let mut incident: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 2 * n];
     for (k, it) in items.iter().enumerate() {
-        incident[it.a as usize].push(k as u32);
-        incident[side_b(it.b)].push(k as u32);
+        let (x, y) = (it.a as usize, side_b(it.b));
+        incident[x].push((k as u32, y as u32));
+        incident[y].push((k as u32, x as u32));
     }
-    let other_end = |it: &Item, x: usize| {
-        if it.a as usize == x {
-            side_b(it.b)
-        } else {
-            it.a as usize
-        }
-    };
+    let mut alive = vec![true; items.len()];
     let mut schedule = Schedule::new();
     let mut used = vec![0u64; 2 * n];
     let mut stamp = 0u64;
@@ -150,22 +164,46 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
     // exhausted), when small enough:
     // lets a loaded slot find its partner by walking the load order instead
     // of its whole incident list.
-    let dense = 2 * n <= DENSE_INDEX_MAX_RESOURCES;
+    // STRICT1 uses resources 0..n only: a quarter of the index.
+    let stride = if strict { n } else { 2 * n };
+    let dense = stride <= DENSE_INDEX_MAX_RESOURCES;
     let mut pair_item = if dense {
-        vec![NONE; 4 * n * n]
+        vec![NONE; stride * stride]
     } else {
         Vec::new()
     };
     if dense {
         for (k, it) in items.iter().enumerate() {
             let (x, y) = (it.a as usize, side_b(it.b));
-            pair_item[x * 2 * n + y] = k as u32;
-            pair_item[y * 2 * n + x] = k as u32;
+            pair_item[x * stride + y] = k as u32;
+            pair_item[y * stride + x] = k as u32;
         }
     }
+    // Live items at each resource: picks the cheaper of the two partner
+    // searches below.
+    let mut live_deg = vec![0u32; 2 * n];
+    for it in &items {
+        live_deg[it.a as usize] += 1;
+        live_deg[side_b(it.b)] += 1;
+    }
+    let key = |load: &[u64], x: u32| (std::cmp::Reverse(load[x as usize]), x);
     let mut by_load: Vec<u32> = (0..2 * n as u32)
         .filter(|&x| load[x as usize] > 0)
         .collect();
+    by_load.sort_unstable_by_key(|&x| key(&load, x));
+    let (mut moved, mut kept): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    // Position of each resource in `by_load`, and per round a "next
+    // position not used yet" forest over `by_load` (path halving), so the
+    // walk along the load order skips the resources already matched.
+    let mut pos = vec![NONE; 2 * n];
+    let mut next_free: Vec<u32> = Vec::new();
+    fn find(next: &mut [u32], mut j: usize) -> usize {
+        while next[j] as usize != j {
+            next[j] = next[next[j] as usize];
+            j = next[j] as usize;
+        }
+        j
+    }
     let mut chosen: Vec<u32> = Vec::new();
     while live > 0 {
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -173,38 +211,53 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
             return (schedule, true);
         }
         stamp += 1;
-        // Most loaded resources first; each takes its most loaded free
-        // partner (ties: lowest id), i.e. the first free partner in this order.
-        by_load.retain(|&x| load[x as usize] > 0);
-        by_load.sort_unstable_by_key(|&x| (std::cmp::Reverse(load[x as usize]), x));
+        // Most loaded resources first (`by_load` is kept in this order);
+        // each takes its most loaded free partner (ties: lowest id), i.e.
+        // the first free partner in this order.
         chosen.clear();
+        next_free.clear();
+        next_free.extend(0..=by_load.len() as u32);
+        for (p, &x) in by_load.iter().enumerate() {
+            pos[x as usize] = p as u32;
+        }
         for i in 0..by_load.len() {
             let x = by_load[i] as usize;
             if used[x] == stamp {
                 continue;
             }
-            let best = if dense && incident[x].len() > by_load.len() / 8 {
+            // Both searches find the same partner; the walk along the load
+            // order costs about len / live probes of the index (cache
+            // misses), the incident list about live sequential reads.
+            let live_x = live_deg[x] as usize;
+            let best = if dense && live_x * live_x > 8 * by_load.len() {
                 // Resources before `i` are used, or found no free partner
                 // (so have no live pair with `x`).
-                by_load[i + 1..].iter().find_map(|&y| {
-                    let k = pair_item[x * 2 * n + y as usize];
-                    (k != NONE && used[y as usize] != stamp).then_some(k)
-                })
+                let mut j = find(&mut next_free, i + 1);
+                let mut found = None;
+                while j < by_load.len() {
+                    let y = by_load[j];
+                    let k = pair_item[x * stride + y as usize];
+                    if k != NONE {
+                        found = Some((k, y));
+                        break;
+                    }
+                    j = find(&mut next_free, j + 1);
+                }
+                found
             } else {
-                incident[x].retain(|&k| items[k as usize].remaining > 0);
+                incident[x].retain(|&(k, _)| alive[k as usize]);
                 incident[x]
                     .iter()
                     .copied()
-                    .filter(|&k| used[other_end(&items[k as usize], x)] != stamp)
-                    .max_by_key(|&k| {
-                        let y = other_end(&items[k as usize], x);
-                        (load[y], std::cmp::Reverse(y))
-                    })
+                    .filter(|&(_, y)| used[y as usize] != stamp)
+                    .max_by_key(|&(_, y)| (load[y as usize], std::cmp::Reverse(y)))
             };
-            if let Some(k) = best {
-                let y = other_end(&items[k as usize], x);
+            if let Some((k, y)) = best {
                 used[x] = stamp;
-                used[y] = stamp;
+                used[y as usize] = stamp;
+                for p in [i, pos[y as usize] as usize] {
+                    next_free[p] = p as u32 + 1;
+                }
                 chosen.push(k);
             }
         }
@@ -216,12 +269,12 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
             r = r.min(it.parts[it.next_part].1);
             min_covered = min_covered.min(load[it.a as usize]).min(load[side_b(it.b)]);
         }
-        let max_idle = (0..2 * n)
-            .filter(|&v| used[v] != stamp)
-            .map(|v| load[v])
-            .max()
-            .unwrap_or(0);
-        let max_load = load.iter().copied().max().unwrap_or(0);
+        // Resources outside `by_load` have no load; it is sorted by load.
+        let max_idle = by_load
+            .iter()
+            .find(|&&v| used[v as usize] != stamp)
+            .map_or(0, |&v| load[v as usize]);
+        let max_load = by_load.first().map_or(0, |&v| load[v as usize]);
         let slack = (max_load / SLACK_DIVISOR).max(1);
         let allowed = min_covered.saturating_sub(max_idle).max(slack);
         r = r.min(allowed);
@@ -236,16 +289,47 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
             it.remaining -= r;
             if it.remaining == 0 {
                 live -= 1;
+                live_deg[it.a as usize] -= 1;
+                live_deg[side_b(it.b)] -= 1;
+                alive[k as usize] = false;
                 if dense {
                     let (x, y) = (it.a as usize, side_b(it.b));
-                    pair_item[x * 2 * n + y] = NONE;
-                    pair_item[y * 2 * n + x] = NONE;
+                    pair_item[x * stride + y] = NONE;
+                    pair_item[y * stride + x] = NONE;
                 }
             }
             load[it.a as usize] -= r;
             load[side_b(it.b)] -= r;
         }
         schedule.push(r, round);
+        // The resources used lost `r` each, so they keep their order among
+        // themselves, and the others kept their loads: merging the two runs
+        // restores the order in O(n) instead of a sort.
+        moved.clear();
+        kept.clear();
+        for &x in &by_load {
+            if load[x as usize] == 0 {
+                continue;
+            }
+            if used[x as usize] == stamp {
+                moved.push(x);
+            } else {
+                kept.push(x);
+            }
+        }
+        by_load.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < moved.len() && j < kept.len() {
+            if key(&load, moved[i]) < key(&load, kept[j]) {
+                by_load.push(moved[i]);
+                i += 1;
+            } else {
+                by_load.push(kept[j]);
+                j += 1;
+            }
+        }
+        by_load.extend_from_slice(&moved[i..]);
+        by_load.extend_from_slice(&kept[j..]);
     }
     (schedule, false)
 }

@@ -1,5 +1,11 @@
 //! Exact READ1_WRITE1 scheduling: König's theorem, made compact.
 //!
+//! Two methods, both exactly Delta ticks: at small multiplicities (few
+//! chunks per pair) the Euler-split colouring of
+//! [`crate::colour::bipartite_split`] (Gabow; Cole–Ost–Schirra; Alon), chosen
+//! by [`prefers_euler_split`]; otherwise the peeling below, whose time does
+//! not grow with the multiplicity.
+//!
 //! The bipartite multigraph senders x receivers (edge = demand, multiplicity
 //! = chunks) is regularised to degree Delta with dummy pairs between
 //! deficient senders and receivers (at most `2 * slots` of them, as
@@ -32,11 +38,58 @@ impl Solver for Koenig {
         "koenig"
     }
 
+    /// Euler splits ([`crate::colour::bipartite_split`]) where the chunks
+    /// are few per pair ([`prefers_euler_split`]), else the peeling below;
+    /// both give Delta ticks. The solution names the method used.
     fn solve(&self, inst: &Instance, bounds: &Bounds, _opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
-        let schedule = koenig_schedule(inst);
-        Solution::from_schedule(schedule, bounds, self.name(), t0.elapsed().as_secs_f64())
+        let (schedule, name) = match prefers_euler_split(inst)
+            .then(|| euler_split_schedule(inst))
+            .flatten()
+        {
+            Some(s) => (s, "euler_split"),
+            None => (koenig_schedule(inst), self.name()),
+        };
+        Solution::from_schedule(schedule, bounds, name, t0.elapsed().as_secs_f64())
     }
+}
+
+/// Chunks of the regularised multigraph per pair (demands plus slots) up
+/// to which [`prefers_euler_split`] picks the Euler splits. The split costs
+/// about `N * Delta * log Delta` (every chunk split down on its own), the
+/// peeling about one matching repair per pair whatever the multiplicities;
+/// measured on MoE all-to-all at 1024 slots (doc/performance.md), the
+/// split is the faster below this ratio.
+pub const SPLIT_CHUNKS_PER_PAIR: u64 = 8;
+
+/// Whether the Euler-split colouring is expected to beat the peeling on
+/// `inst`: its regularised chunk count (slots with chunks x Delta) is at
+/// most [`SPLIT_CHUNKS_PER_PAIR`] per pair.
+pub fn prefers_euler_split(inst: &Instance) -> bool {
+    let pairs = inst.demands().len() as u64 + inst.slots as u64;
+    crate::colour::bipartite_split::split_cost(&bipartite_edges(inst))
+        .is_some_and(|c| c <= pairs.saturating_mul(SPLIT_CHUNKS_PER_PAIR))
+}
+
+/// The demands as bipartite edges `(src, dst, chunks)`, edge id = demand index.
+fn bipartite_edges(inst: &Instance) -> Vec<(u32, u32, u64)> {
+    inst.demands()
+        .iter()
+        .zip(inst.chunk_counts())
+        .map(|(d, &m)| (d.src, d.dst, m))
+        .collect()
+}
+
+/// The Delta-tick schedule of a READ1_WRITE1 instance by Euler splits
+/// ([`crate::colour::bipartite_split`]); `None` when the multiplicities are
+/// too large for it (then [`koenig_schedule`] applies).
+pub fn euler_split_schedule(inst: &Instance) -> Option<Schedule> {
+    let rounds = crate::colour::bipartite_split::euler_split_colouring(&bipartite_edges(inst))?;
+    let mut schedule = Schedule::new();
+    for (repeat, demands) in rounds {
+        schedule.push(repeat, demands);
+    }
+    Some(schedule)
 }
 
 const NONE: u32 = u32::MAX;

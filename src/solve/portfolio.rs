@@ -2,13 +2,15 @@
 //! portfolio) chosen for the model, and validation of the result before a
 //! [`Solution`] leaves this module. Re-exported at the crate root.
 
+use super::greedy::greedy_schedule_until;
 use super::{
     greedy::Greedy, koenig::Koenig, note_cut_short, strict1_exact::Strict1Exact, Solution,
     SolveOptions, Solver, Status,
 };
-use crate::bounds::{exact_bounds, exact_bounds_until, Bounds};
+use crate::bounds::{exact_bounds, exact_bounds_until, simple_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
+use crate::schedule::Schedule;
 use crate::validate::validate_compact;
 use std::time::{Duration, Instant};
 
@@ -75,6 +77,33 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
             return finish(inst, sol, t0, 0.0);
         }
     }
+    // Cheap proof first (DESIGN §9; issue 15, MoE at 1024 slots): for
+    // one-port STRICT1 the load greedy runs before the odd-set search. A
+    // schedule of Delta ticks is optimal by the degree witness, and then
+    // max(Delta, ceil Gamma) = Delta (ceil Gamma <= chi' <= Delta), so the
+    // bound is complete without the search.
+    let early_greedy = (inst.model == Model::Strict1
+        && !inst.is_multiport()
+        && request.solver != SolverChoice::Exact)
+        .then(|| {
+            let t = Instant::now();
+            let deadline = request.time_limit.map(|limit| t0 + limit);
+            (greedy_schedule_until(inst, deadline), t)
+        });
+    if let Some(((schedule, false), t)) = &early_greedy {
+        let mut bounds = simple_bounds(inst, &g);
+        if schedule.ticks() == bounds.degree.ticks {
+            bounds.best = bounds.degree.clone();
+            bounds.complete = true;
+            let sol = Solution::from_schedule(
+                schedule.clone(),
+                &bounds,
+                Greedy.name(),
+                t.elapsed().as_secs_f64(),
+            );
+            return finish(inst, sol, t0, 0.0);
+        }
+    }
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
@@ -97,9 +126,12 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
             Koenig.solve(inst, &bounds, &opts)
         }
-        (_, SolverChoice::Greedy) => Greedy.solve(inst, &bounds, &opts),
+        (_, SolverChoice::Greedy) => match early_greedy {
+            Some((load, t)) => Greedy.solve_from(inst, &bounds, &opts, load, t),
+            None => Greedy.solve(inst, &bounds, &opts),
+        },
         (Model::Strict1, SolverChoice::Exact) => Strict1Exact.solve(inst, &bounds, &opts),
-        (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts),
+        (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts, early_greedy),
     };
     let mut sol = sol;
     if !bounds.complete {
@@ -137,8 +169,18 @@ fn finish(
 /// stronger status; then the exact engine's). Deterministic unless the
 /// deadline passes: then the exact engine is skipped (noted as cut short),
 /// or runs with the time left as its limit.
-fn strict1_auto(inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
-    let mut greedy = Greedy.solve(inst, bounds, opts);
+///
+/// `early`: the load greedy's result when the caller already ran it.
+fn strict1_auto(
+    inst: &Instance,
+    bounds: &Bounds,
+    opts: &SolveOptions,
+    early: Option<((Schedule, bool), Instant)>,
+) -> Solution {
+    let mut greedy = match early {
+        Some((load, t)) => Greedy.solve_from(inst, bounds, opts, load, t),
+        None => Greedy.solve(inst, bounds, opts),
+    };
     if greedy.status == Status::Optimal {
         return greedy;
     }
