@@ -44,6 +44,9 @@ const NONE: u32 = u32::MAX;
 /// are coloured in parallel.
 const PARALLEL_ENTRIES: usize = 1 << 16;
 
+/// Default of [`Splitter::walk_budget_factor`].
+const WALK_BUDGET_FACTOR: u64 = 8;
+
 /// Halves of a single copy in an Euler split.
 const UNUSED: u8 = 0;
 const FIRST: u8 = 1;
@@ -103,6 +106,15 @@ fn regular_size(edges: &[(u32, u32, u64)]) -> Option<(usize, u64)> {
 /// more than 2^40 chunks (multiplicities that large belong to the
 /// multiplicity-independent peeling of `solve::koenig`).
 pub fn euler_split_colouring(edges: &[(u32, u32, u64)]) -> Option<Vec<(u64, Vec<u32>)>> {
+    colouring_with(edges, WALK_BUDGET_FACTOR)
+}
+
+/// [`euler_split_colouring`] with a random-walk budget (0: the matchings
+/// at odd degrees by Hopcroft–Karp alone).
+fn colouring_with(
+    edges: &[(u32, u32, u64)],
+    walk_budget_factor: u64,
+) -> Option<Vec<(u64, Vec<u32>)>> {
     let (n, delta) = regular_size(edges)?;
     if delta >= 1 << 31 || (n as u64).checked_mul(delta)? > 1 << 40 {
         return None;
@@ -176,6 +188,7 @@ pub fn euler_split_colouring(edges: &[(u32, u32, u64)]) -> Option<Vec<(u64, Vec<
         def_r[j] -= m;
     }
     let mut s = Splitter::new(n);
+    s.walk_budget_factor = walk_budget_factor;
     s.colour(g, delta as u32, 1, &mut rounds);
     Some(rounds)
 }
@@ -210,6 +223,9 @@ struct Splitter {
     slot_round: Vec<u32>,
     /// Entry lists to reuse.
     pool: Vec<Vec<Entry>>,
+    /// Random-walk steps allowed per vertex and edge of a matching's graph
+    /// before Hopcroft–Karp takes over (tests set 0 to run it alone).
+    walk_budget_factor: u64,
 }
 
 impl Splitter {
@@ -233,6 +249,7 @@ impl Splitter {
             stamp: vec![NONE; n],
             slot_round: vec![NONE; n],
             pool: Vec::new(),
+            walk_budget_factor: WALK_BUDGET_FACTOR,
         }
     }
 
@@ -524,7 +541,7 @@ impl Splitter {
     /// case bounded); returns the number of left vertices still free.
     fn random_walks(&mut self, g: &[Entry], mut free: usize) -> usize {
         let n = self.n;
-        let mut budget = 8 * (n + g.len()) as u64;
+        let mut budget = self.walk_budget_factor * (n + g.len()) as u64;
         let mut rng =
             0x9e37_79b9_7f4a_7c15u64 ^ (g.len() as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         let mut next = move || {
@@ -612,4 +629,109 @@ fn push_round(rounds: &mut Vec<(u64, Vec<u32>)>, repeat: u64, ids: Vec<u32>) {
         }
     }
     rounds.push((repeat, ids));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Checks that `rounds` is a proper colouring of `edges` with exactly
+    /// Delta colours: distinct ends per round, coverage, ascending ids.
+    fn check(edges: &[(u32, u32, u64)], rounds: &[(u64, Vec<u32>)]) {
+        let mut out = std::collections::HashMap::new();
+        let mut inn = std::collections::HashMap::new();
+        for &(l, r, m) in edges {
+            *out.entry(l).or_insert(0u64) += m;
+            *inn.entry(r).or_insert(0u64) += m;
+        }
+        let delta = out.values().chain(inn.values()).copied().max().unwrap_or(0);
+        let mut covered = vec![0u64; edges.len()];
+        let mut ticks = 0;
+        for (k, (repeat, ids)) in rounds.iter().enumerate() {
+            assert!(*repeat >= 1);
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "round {k} ids not ascending"
+            );
+            let mut lefts = std::collections::HashSet::new();
+            let mut rights = std::collections::HashSet::new();
+            for &e in ids {
+                let (l, r, _) = edges[e as usize];
+                assert!(lefts.insert(l), "round {k}: left {l} twice");
+                assert!(rights.insert(r), "round {k}: right {r} twice");
+                covered[e as usize] += repeat;
+            }
+            if k > 0 {
+                assert_ne!(rounds[k - 1].1, *ids, "equal consecutive rounds not merged");
+            }
+            ticks += repeat;
+        }
+        assert_eq!(ticks, delta, "colours != Delta");
+        for (e, &(_, _, m)) in edges.iter().enumerate() {
+            assert_eq!(covered[e], m, "edge {e} covered {} of {m}", covered[e]);
+        }
+    }
+
+    /// Random bipartite multigraph: distinct (left, right) pairs on up to
+    /// `n` vertices a side, multiplicities 1..=max_mult.
+    fn multigraph(n: u32, max_mult: u64) -> impl Strategy<Value = Vec<(u32, u32, u64)>> {
+        proptest::collection::btree_map((0..n, 0..n), 1..=max_mult, 0..(n * n) as usize)
+            .prop_map(|m| m.into_iter().map(|((l, r), m)| (l, r, m)).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn simple_graphs_get_delta_colours(edges in multigraph(9, 1)) {
+            check(&edges, &euler_split_colouring(&edges).unwrap());
+        }
+
+        #[test]
+        fn multigraphs_get_delta_colours(edges in multigraph(7, 9)) {
+            check(&edges, &euler_split_colouring(&edges).unwrap());
+        }
+
+        #[test]
+        fn hopcroft_karp_alone_gives_the_same_guarantee(edges in multigraph(8, 5)) {
+            check(&edges, &colouring_with(&edges, 0).unwrap());
+        }
+
+        #[test]
+        fn deterministic(edges in multigraph(8, 6)) {
+            prop_assert_eq!(euler_split_colouring(&edges), euler_split_colouring(&edges));
+        }
+    }
+
+    #[test]
+    fn odd_and_power_of_two_degrees() {
+        // Complete bipartite K_{n,n} with multiplicity m: Delta = n * m.
+        for (n, m) in [(1, 1), (3, 1), (4, 1), (5, 3), (4, 4), (7, 2), (2, 1 << 20)] {
+            let edges: Vec<_> = (0..n)
+                .flat_map(|l| (0..n).map(move |r| (l, r, m)))
+                .collect();
+            let rounds = euler_split_colouring(&edges).unwrap();
+            check(&edges, &rounds);
+            if n == 2 {
+                // Uniform multiplicity halves without single copies: the
+                // rounds do not grow with the multiplicity.
+                assert!(rounds.len() <= 2, "{} rounds", rounds.len());
+            }
+        }
+    }
+
+    #[test]
+    fn star_and_empty() {
+        // One sender to 5 receivers, odd multiplicities: Delta = 25.
+        let edges: Vec<_> = (0..5).map(|r| (0, r, 2 * r as u64 + 1)).collect();
+        check(&edges, &euler_split_colouring(&edges).unwrap());
+        assert_eq!(euler_split_colouring(&[]), Some(vec![]));
+        assert_eq!(split_cost(&edges), Some(5 * 25));
+    }
+
+    #[test]
+    fn refuses_huge_multiplicities() {
+        assert_eq!(euler_split_colouring(&[(0, 1, 1 << 31)]), None);
+    }
 }
