@@ -571,7 +571,7 @@ impl Splitter {
                 let u = *self.stack.last().expect("the walk is never empty") as usize;
                 let (lo, hi) = (self.lstart[u], self.lstart[u + 1]);
                 let k = loop {
-                    let p = lo + ((next() >> 32) * (hi - lo) as u64 >> 32) as u32;
+                    let p = lo + (((next() >> 32) * (hi - lo) as u64) >> 32) as u32;
                     let k = self.ladj[p as usize];
                     if k != self.match_l[u] {
                         break k;
