@@ -10,7 +10,13 @@
 //! it is 1 and this is the per-tick greedy with equal ticks merged. On K7 at
 //! multiplicity 2*10^6 it takes ~1900 rounds and is 0.1% above optimal.
 //!
-//! Deterministic. Complexity: O(R * (E + n log n)) for R rounds, E pairs, n slots.
+//! Deterministic. Complexity: O(R * (n + S)) for R rounds and n slots, where
+//! S is the partner search of a round: the load order is kept by merging
+//! (the slots a round used all lost the same repeat) instead of a sort per
+//! round, and each slot finds its partner either along the load order,
+//! skipping matched slots by a union-find "next free" forest, or in its list
+//! of live pairs, whichever its live degree makes cheaper (both find the
+//! same partner).
 //!
 //! With a deadline ([`SolveOptions::deadline`], issue 15 item 3) the round
 //! loop stops when it passes and the chunks left are finished by
