@@ -39,7 +39,7 @@ fn solve(c: &mut Criterion) {
     let mut g = c.benchmark_group("moe_n1024_bw65536");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(10));
+        .measurement_time(Duration::from_secs(25));
     for (name, model) in [
         ("READ1_WRITE1", Model::Read1Write1),
         ("STRICT1", Model::Strict1),
