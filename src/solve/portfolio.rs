@@ -131,6 +131,12 @@ fn finish(
     Ok(sol)
 }
 
+/// Chunks per demand above which STRICT1 `auto` tries the compact greedy
+/// before the load greedy (the load greedy's repeat floor is `load / 128`).
+const HIGH_MULTIPLICITY: u64 = 128;
+/// Largest demand count for which that compact greedy goes first.
+const COMPACT_FIRST_MAX_PAIRS: usize = 65_536;
+
 /// STRICT1 `auto`: the greedy first (milliseconds); when it already meets
 /// the bound it is proven optimal and nothing else runs. Otherwise the
 /// exact engine runs and the better schedule wins (fewer ticks; on a tie the
@@ -138,6 +144,20 @@ fn finish(
 /// deadline passes: then the exact engine is skipped (noted as cut short),
 /// or runs with the time left as its limit.
 fn strict1_auto(inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
+    // At high multiplicity the load greedy's rounds grow with the loads
+    // (about 128 ln(load) per pair) and each costs O(E + n log n); the
+    // compact greedy's rounds follow the support. Try that first there, on
+    // supports small enough for its O(pairs) rounds of O(pairs log pairs).
+    let max_chunks = (0..inst.demands().len())
+        .map(|i| inst.chunks(i))
+        .max()
+        .unwrap_or(0);
+    if max_chunks > HIGH_MULTIPLICITY && inst.demands().len() <= COMPACT_FIRST_MAX_PAIRS {
+        let quick = super::strict1_exact::compact_greedy(inst, bounds);
+        if quick.status == Status::Optimal {
+            return quick;
+        }
+    }
     let mut greedy = Greedy.solve(inst, bounds, opts);
     if greedy.status == Status::Optimal {
         return greedy;
