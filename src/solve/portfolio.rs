@@ -74,6 +74,9 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
+        if let Some(sol) = super::structured::solve_by_backbone(inst, &g) {
+            return finish(inst, sol, t0, 0.0);
+        }
     }
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
