@@ -2,13 +2,16 @@
 //! colouring (uniform all-to-all up to 2048 slots, odd rings up to 10,001
 //! slots at multiplicity 1e6) end to end through `solve_instance`, the
 //! odd-set bound on an odd ring, demands-CSV parsing, and a ring at
-//! multiplicity 1e2 vs 1e5. doc/performance.md has the figures and the
+//! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
+//! chords) and planted odd cliques in 20,000-slot sparse graphs.
+//! doc/performance.md has the figures and the
 //! command that reproduces them.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::bounds::exact_bounds;
+use tickopt::gen::{self, Family, GenSpec};
 use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, Instance, Limits, Model};
 use tickopt::{solve_instance, SolveRequest};
@@ -31,8 +34,45 @@ fn ring(n: u32, m: u64) -> Instance {
     strict1(n, (0..n).map(|i| (i, (i + 1) % n, m)))
 }
 
+/// An odd ring with `c` one-chunk chords (the backbone case).
+fn ring_chords(n: u32, m: u64, c: u32) -> Instance {
+    strict1(
+        n,
+        (0..n)
+            .map(|i| (i, (i + 1) % n, m))
+            .chain((0..c).map(|i| (i, i + n / 2, 1))),
+    )
+}
+
+/// A planted-clique instance from the library's generator.
+fn planted(n: u32, k: u32, cliques: u32, clique_mult: u64, degree: u32, mult: u64) -> Instance {
+    let spec = GenSpec {
+        family: Family::Planted {
+            n,
+            k,
+            cliques,
+            clique_mult,
+            degree,
+        },
+        mult,
+        bw: 1,
+        seed: 0,
+    };
+    let g = gen::generate(&spec).unwrap();
+    Instance::new(Model::Strict1, g.slots, 1, g.demands, &Limits::default()).unwrap()
+}
+
 fn solve(c: &mut Criterion) {
     let cases = [
+        ("ring_chords_n2001_m1000_c10", ring_chords(2001, 1000, 10)),
+        (
+            "planted_n20000_k5x4c100d4",
+            planted(20_000, 5, 100, 4, 4, 1),
+        ),
+        (
+            "planted_n20000_k5x4c100d4_m1000",
+            planted(20_000, 5, 100, 4, 4, 1000),
+        ),
         ("alltoall_n999", alltoall(999)),
         ("alltoall_n1000", alltoall(1000)),
         ("alltoall_n2048", alltoall(2048)),
