@@ -72,10 +72,9 @@ impl Best<'_> {
     }
 }
 
-/// Colours the STRICT1 chunk multigraph with `lower_bound` ticks when it can,
-/// never panics, and always returns a valid compact schedule.
-pub fn colour_strict1(input: &ColourInput) -> Colouring {
-    let t0 = Instant::now();
+/// The vertex count (at least one past every edge end), the multiplicities
+/// and the target `max(lower_bound, Delta)` of `input`.
+fn prepare(input: &ColourInput) -> (usize, Vec<u64>, u64) {
     let edges = input.edges;
     let n = edges
         .iter()
@@ -85,7 +84,15 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         .max(input.n);
     let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
     let delta = degrees(n, edges, &mult).into_iter().max().unwrap_or(0);
-    let lb = input.lower_bound.max(delta);
+    (n, mult, input.lower_bound.max(delta))
+}
+
+/// Colours the STRICT1 chunk multigraph with `lower_bound` ticks when it can,
+/// never panics, and always returns a valid compact schedule.
+pub fn colour_strict1(input: &ColourInput) -> Colouring {
+    let t0 = Instant::now();
+    let edges = input.edges;
+    let (n, mult, lb) = prepare(input);
     let time_limit = input.time_limit.unwrap_or(DEFAULT_TIME);
     let mut stats = ColourStats {
         lower_bound: lb,
@@ -290,15 +297,7 @@ fn backbone_rounds(
 pub fn colour_backbone(input: &ColourInput) -> Option<Colouring> {
     let t0 = Instant::now();
     let edges = input.edges;
-    let n = edges
-        .iter()
-        .map(|e| e.0.max(e.1) as usize + 1)
-        .max()
-        .unwrap_or(0)
-        .max(input.n);
-    let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
-    let delta = degrees(n, edges, &mult).into_iter().max().unwrap_or(0);
-    let lb = input.lower_bound.max(delta);
+    let (n, mult, lb) = prepare(input);
     if !backbone_fits(n, &mult, lb) {
         return None;
     }
