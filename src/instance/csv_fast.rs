@@ -161,19 +161,70 @@ fn cut_points(body: &[u8], pieces: usize, min_piece: usize) -> Vec<usize> {
 
 /// The non-negative integer at `pos` and the offset after its digits;
 /// `None` without a digit or past `u64::MAX`.
+///
+/// Up to 16 digits go 8 at a time (SWAR: the digit test and the
+/// conversion on one `u64`, three multiplications for 8 digits, as in
+/// Lemire's "fast number parsing" write-ups); later digits, and the last
+/// few bytes of the input, one at a time with checked arithmetic.
 #[inline(always)]
-fn uint(body: &[u8], mut pos: usize) -> Option<(u64, usize)> {
-    let start = pos;
+fn uint(body: &[u8], pos: usize) -> Option<(u64, usize)> {
+    const POW10: [u64; 9] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+    ];
     let mut v: u64 = 0;
-    while let Some(&b) = body.get(pos) {
+    let mut p = pos;
+    // 16 digits are below 10^16 < u64::MAX: no overflow before that.
+    while p - pos <= 8 {
+        let Some(chunk) = body.get(p..p + 8) else {
+            break;
+        };
+        let (len, value) = swar_digits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        v = v * POW10[len] + value;
+        p += len;
+        if len < 8 {
+            return (p > pos).then_some((v, p));
+        }
+    }
+    while let Some(&b) = body.get(p) {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             break;
         }
         v = v.checked_mul(10)?.checked_add(u64::from(d))?;
-        pos += 1;
+        p += 1;
     }
-    (pos > start).then_some((v, pos))
+    (p > pos).then_some((v, p))
+}
+
+/// How many of the 8 bytes of `w` (first byte lowest) are ASCII digits
+/// before the first that is not, and their value.
+#[inline(always)]
+fn swar_digits(w: u64) -> (usize, u64) {
+    const LANES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 and adding 6 keeps it 3
+    // (0x30..=0x39). A carry out of a byte comes only from a non-digit
+    // (0xFA..=0xFF), and only spoils the bytes after it.
+    let high = (w & (0xF0 * LANES)) ^ (0x30 * LANES);
+    let high6 = (w.wrapping_add(0x06 * LANES) & (0xF0 * LANES)) ^ (0x30 * LANES);
+    let len = ((high | high6).trailing_zeros() / 8) as usize;
+    if len == 0 {
+        return (0, 0);
+    }
+    // Digits to the top bytes, leading zeros below, then pairs, quads and
+    // the eight combined.
+    let mut x = (w.wrapping_sub(0x30 * LANES)) << (8 * (8 - len));
+    x = (x.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    x = (x.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    x = x.wrapping_mul(10_000 * (1 << 32) + 1) >> 32;
+    (len, x)
 }
 
 /// Scans one piece that starts at a line start. Only the `first` piece may
@@ -414,6 +465,24 @@ mod tests {
             out.push_str(nl);
         }
         out.into_bytes()
+    }
+
+    proptest! {
+        /// The integer reader reads what `str::parse` reads, wherever the
+        /// number ends (inside the 8-byte words or in the byte tail).
+        #[test]
+        fn uint_reads_what_parse_reads(
+            lead in "[0-9]{0,4}",
+            digits in "0{0,3}[0-9]{0,24}",
+            end in "[,\r\n/:a ]?",
+            tail in "[0-9,]{0,9}",
+        ) {
+            let text = format!("{lead}{digits}{end}{tail}");
+            let at = lead.len();
+            let len = digits.len() + if end.is_empty() { tail.bytes().take_while(u8::is_ascii_digit).count() } else { 0 };
+            let expect = text[at..at + len].parse::<u64>().ok().map(|v| (v, at + len));
+            prop_assert_eq!(uint(text.as_bytes(), at), expect, "{:?}", text);
+        }
     }
 
     proptest! {

@@ -279,6 +279,14 @@ impl Instance {
                 .zip(bws)
                 .map(|(d, &b)| d.bits.div_ceil(b))
                 .collect(),
+            // A power-of-two `bw` (the usual case) divides by a shift.
+            None if bw.is_power_of_two() => {
+                let (shift, mask) = (bw.trailing_zeros(), bw - 1);
+                merged
+                    .iter()
+                    .map(|d| (d.bits >> shift) + u64::from(d.bits & mask != 0))
+                    .collect()
+            }
             None => merged.iter().map(|d| d.bits.div_ceil(bw)).collect(),
         };
         let mut total: u64 = 0;
