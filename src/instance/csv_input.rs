@@ -9,6 +9,10 @@
 //! (the demand's own bits per tick; by position without a header, by the
 //! name `bw` with one), and `--ports K` for every slot (see
 //! [`Instance::from_csv_bytes_multiport`]).
+//!
+//! Files in the common form (plain rows) are read by the one-pass reader in
+//! `csv_fast`; this module is the general reader behind it and owns every
+//! error message.
 
 use super::error::{line_of, require_utf8};
 use super::{Demand, InputError, Instance, Limits, Model};
