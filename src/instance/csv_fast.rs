@@ -8,8 +8,8 @@
 //! or `&str`), checks each row as it goes, and builds the [`Instance`]
 //! without a second copy: rows that come sorted by pair with no repeat (as
 //! `tickopt gen` and every tool writing from a sorted list emit them) skip
-//! the sort and the merge; other rows are sorted by one packed `u64` key
-//! `(src << 32) | dst` and merged in place.
+//! the sort and the merge; other rows are sorted (a counting sort by
+//! source, then each source's run by destination) and merged in place.
 //!
 //! Large inputs are cut at line ends into one piece per rayon thread; each
 //! piece is scanned on its own and the pieces are joined in file order, so
@@ -109,7 +109,7 @@ fn read_in_pieces(
         }
     }
     if !sorted {
-        sort_and_merge(&mut demands)?;
+        sort_and_merge(&mut demands, max_slot)?;
     }
     demands.shrink_to_fit();
     let slots = slots.unwrap_or(max_slot + 1);
@@ -128,8 +128,40 @@ fn key(d: &Demand) -> u64 {
 /// Sorts by pair and adds up the bits of repeated pairs (`None` when a sum
 /// overflows: the general reader says so). Addition commutes, so the
 /// order among repeats does not matter and an unstable sort is exact.
-fn sort_and_merge(demands: &mut Vec<Demand>) -> Option<()> {
-    demands.sort_unstable_by_key(key);
+///
+/// With at least as many rows as slots, a counting sort by source (one
+/// pass to count, one to place) leaves only each source's short run to
+/// sort by destination, in cache; otherwise one sort on the packed key.
+fn sort_and_merge(demands: &mut Vec<Demand>, max_slot: u32) -> Option<()> {
+    let slots = max_slot as usize + 1;
+    if demands.len() >= slots {
+        let mut start = vec![0usize; slots + 1];
+        for d in demands.iter() {
+            start[d.src as usize + 1] += 1;
+        }
+        for s in 0..slots {
+            start[s + 1] += start[s];
+        }
+        let mut fill = start.clone();
+        let mut by_src = vec![
+            Demand {
+                src: 0,
+                dst: 0,
+                bits: 0
+            };
+            demands.len()
+        ];
+        for d in demands.iter() {
+            by_src[fill[d.src as usize]] = *d;
+            fill[d.src as usize] += 1;
+        }
+        for s in 0..slots {
+            by_src[start[s]..start[s + 1]].sort_unstable_by_key(|d| d.dst);
+        }
+        *demands = by_src;
+    } else {
+        demands.sort_unstable_by_key(key);
+    }
     let mut w = 0;
     for r in 1..demands.len() {
         if key(&demands[r]) == key(&demands[w]) {
