@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::bounds::exact_bounds;
-use tickopt::gen::{self, Family, GenSpec};
+use tickopt::gen::{generate, write_demands_csv, Family, GenSpec};
 use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, Instance, Limits, Model};
 use tickopt::{solve_instance, SolveRequest};
@@ -58,7 +58,7 @@ fn planted(n: u32, k: u32, cliques: u32, clique_mult: u64, degree: u32, mult: u6
         bw: 1,
         seed: 0,
     };
-    let g = gen::generate(&spec).unwrap();
+    let g = generate(&spec).unwrap();
     Instance::new(Model::Strict1, g.slots, 1, g.demands, &Limits::default()).unwrap()
 }
 
@@ -106,31 +106,52 @@ fn bounds(c: &mut Criterion) {
     g.finish();
 }
 
+/// The demands CSV of the MoE all-to-all of issue 15 (1024 slots, uniform
+/// experts, 8192 tokens per rank: 1,047,552 rows, 15.5 MB), as `tickopt
+/// gen moe --n 1024 --zipf 0 --tokens 8192` writes it.
+fn moe_n1024_csv() -> Vec<u8> {
+    let spec = GenSpec {
+        family: Family::Moe {
+            n: 1024,
+            experts_per_rank: 1,
+            tokens: 8192,
+            topk: 2,
+            zipf: 0.0,
+            token_bits: 12000,
+        },
+        mult: 1,
+        bw: 1024,
+        seed: 0,
+    };
+    let mut csv = Vec::new();
+    write_demands_csv(&generate(&spec).unwrap(), &mut csv).unwrap();
+    csv
+}
+
 fn parse(c: &mut Criterion) {
     let n = 1000u32;
-    let mut csv = String::from("src_slot,dst_slot,bits_total\n");
+    let mut alltoall = String::from("src_slot,dst_slot,bits_total\n");
     for a in 0..n {
         for b in (0..n).filter(|&b| b != a) {
-            csv.push_str(&format!("{a},{b},{}\n", 1024 * (1 + (a + b) % 7)));
+            alltoall.push_str(&format!("{a},{b},{}\n", 1024 * (1 + (a + b) % 7)));
         }
     }
     let mut g = c.benchmark_group("scale_parse");
-    g.sample_size(10)
-        .throughput(Throughput::Bytes(csv.len() as u64));
-    g.bench_function("alltoall_n1000_csv", |b| {
-        b.iter(|| {
-            black_box(
-                Instance::from_csv_bytes(
-                    csv.as_bytes(),
-                    Model::Strict1,
-                    1024,
-                    None,
-                    &Limits::default(),
+    g.sample_size(10);
+    for (name, csv, bw) in [
+        ("alltoall_n1000_csv", alltoall.into_bytes(), 1024),
+        ("moe_n1024_csv", moe_n1024_csv(), 65536),
+    ] {
+        g.throughput(Throughput::Bytes(csv.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    Instance::from_csv_bytes(&csv, Model::Strict1, bw, None, &Limits::default())
+                        .unwrap(),
                 )
-                .unwrap(),
-            )
-        })
-    });
+            })
+        });
+    }
     g.finish();
 }
 
