@@ -2,13 +2,16 @@
 //! colouring (uniform all-to-all up to 2048 slots, odd rings up to 10,001
 //! slots at multiplicity 1e6) end to end through `solve_instance`, the
 //! odd-set bound on an odd ring, demands-CSV parsing, and a ring at
-//! multiplicity 1e2 vs 1e5. doc/performance.md has the figures and the
+//! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
+//! chords) and planted odd cliques in 20,000-slot sparse graphs.
+//! doc/performance.md has the figures and the
 //! command that reproduces them.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::bounds::exact_bounds;
+use tickopt::gen::{generate, write_demands_csv, Family, GenSpec};
 use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, Instance, Limits, Model};
 use tickopt::{solve_instance, SolveRequest};
@@ -31,8 +34,45 @@ fn ring(n: u32, m: u64) -> Instance {
     strict1(n, (0..n).map(|i| (i, (i + 1) % n, m)))
 }
 
+/// An odd ring with `c` one-chunk chords (the backbone case).
+fn ring_chords(n: u32, m: u64, c: u32) -> Instance {
+    strict1(
+        n,
+        (0..n)
+            .map(|i| (i, (i + 1) % n, m))
+            .chain((0..c).map(|i| (i, i + n / 2, 1))),
+    )
+}
+
+/// A planted-clique instance from the library's generator.
+fn planted(n: u32, k: u32, cliques: u32, clique_mult: u64, degree: u32, mult: u64) -> Instance {
+    let spec = GenSpec {
+        family: Family::Planted {
+            n,
+            k,
+            cliques,
+            clique_mult,
+            degree,
+        },
+        mult,
+        bw: 1,
+        seed: 0,
+    };
+    let g = generate(&spec).unwrap();
+    Instance::new(Model::Strict1, g.slots, 1, g.demands, &Limits::default()).unwrap()
+}
+
 fn solve(c: &mut Criterion) {
     let cases = [
+        ("ring_chords_n2001_m1000_c10", ring_chords(2001, 1000, 10)),
+        (
+            "planted_n20000_k5x4c100d4",
+            planted(20_000, 5, 100, 4, 4, 1),
+        ),
+        (
+            "planted_n20000_k5x4c100d4_m1000",
+            planted(20_000, 5, 100, 4, 4, 1000),
+        ),
         ("alltoall_n999", alltoall(999)),
         ("alltoall_n1000", alltoall(1000)),
         ("alltoall_n2048", alltoall(2048)),
@@ -66,31 +106,52 @@ fn bounds(c: &mut Criterion) {
     g.finish();
 }
 
+/// The demands CSV of the MoE all-to-all of issue 15 (1024 slots, uniform
+/// experts, 8192 tokens per rank: 1,047,552 rows, 15.5 MB), as `tickopt
+/// gen moe --n 1024 --zipf 0 --tokens 8192` writes it.
+fn moe_n1024_csv() -> Vec<u8> {
+    let spec = GenSpec {
+        family: Family::Moe {
+            n: 1024,
+            experts_per_rank: 1,
+            tokens: 8192,
+            topk: 2,
+            zipf: 0.0,
+            token_bits: 12000,
+        },
+        mult: 1,
+        bw: 1024,
+        seed: 0,
+    };
+    let mut csv = Vec::new();
+    write_demands_csv(&generate(&spec).unwrap(), &mut csv).unwrap();
+    csv
+}
+
 fn parse(c: &mut Criterion) {
     let n = 1000u32;
-    let mut csv = String::from("src_slot,dst_slot,bits_total\n");
+    let mut alltoall = String::from("src_slot,dst_slot,bits_total\n");
     for a in 0..n {
         for b in (0..n).filter(|&b| b != a) {
-            csv.push_str(&format!("{a},{b},{}\n", 1024 * (1 + (a + b) % 7)));
+            alltoall.push_str(&format!("{a},{b},{}\n", 1024 * (1 + (a + b) % 7)));
         }
     }
     let mut g = c.benchmark_group("scale_parse");
-    g.sample_size(10)
-        .throughput(Throughput::Bytes(csv.len() as u64));
-    g.bench_function("alltoall_n1000_csv", |b| {
-        b.iter(|| {
-            black_box(
-                Instance::from_csv_bytes(
-                    csv.as_bytes(),
-                    Model::Strict1,
-                    1024,
-                    None,
-                    &Limits::default(),
+    g.sample_size(10);
+    for (name, csv, bw) in [
+        ("alltoall_n1000_csv", alltoall.into_bytes(), 1024),
+        ("moe_n1024_csv", moe_n1024_csv(), 65536),
+    ] {
+        g.throughput(Throughput::Bytes(csv.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    Instance::from_csv_bytes(&csv, Model::Strict1, bw, None, &Limits::default())
+                        .unwrap(),
                 )
-                .unwrap(),
-            )
-        })
-    });
+            })
+        });
+    }
     g.finish();
 }
 

@@ -120,7 +120,7 @@ g two_tier --nodes 2 --gpus-per-node 8 --nics 4 --fast 16 --mult 100
 g moe_nics --nodes 16 --nics 4 --tokens 512 --topk 2
 g moe_nics --nodes 8 --nics 3 --tokens 256 --topk 2 --seed 1
 
-# --- cluster: issue 15 families at cluster scale, optima by structure ------
+# --- cluster: issue 15 families at cluster scale, optima by structure or planting
 set_begin cluster
 g ring --n 10001 --mult 1000000
 g ring --n 1001 --mult 3
@@ -129,5 +129,10 @@ g ring --n 16 --mult 100000
 g bidir_ring --n 4001 --mult 7
 g alltoall --n 63 --mult 7
 g alltoall --n 200
+# planted odd cliques in 20,000-slot sparse graphs (optimum: the cliques'
+# odd-set bound, above Delta; known from the planted colouring)
+g planted --n 20000 --k 5 --cliques 100 --clique-mult 4 --degree 4
+g planted --n 20000 --k 5 --cliques 100 --clique-mult 4 --degree 4 --mult 1000
+g planted --n 20000 --k 3 --cliques 1000 --clique-mult 7 --degree 12 --seed 2
 
 echo "instance sets written under $ROOT/: $(ls "$ROOT" | tr '\n' ' ')"

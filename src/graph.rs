@@ -31,6 +31,68 @@ pub struct DemandGraph {
     pub in_degree: Vec<u64>,
 }
 
+/// The STRICT1 edges of `inst`, sorted by `(a, b)`, each listing `a->b`
+/// before `b->a`.
+///
+/// Demands come sorted by `(src, dst)`, so no sort is needed: the edges at
+/// `a` are the merge of two runs sorted by `b`, the demands `a->b` with
+/// `b > a` (the tail of `a`'s row) and the demands `b->a` with `b > a`
+/// (a counting sort by destination, filled in demand order, keeps them by
+/// source). O(demands + slots) time, one allocation per edge.
+fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
+    let n = inst.slots as usize;
+    let demands = inst.demands();
+    let mut start = vec![0usize; n + 1];
+    for d in demands.iter().filter(|d| d.src > d.dst) {
+        start[d.dst as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut from_above = vec![0u32; start[n]];
+    for (i, d) in demands.iter().enumerate().filter(|(_, d)| d.src > d.dst) {
+        from_above[fill[d.dst as usize]] = i as u32;
+        fill[d.dst as usize] += 1;
+    }
+    let part = |i: usize| (i as u32, inst.chunks(i));
+    let mut edges = Vec::with_capacity(demands.len());
+    let mut row = 0;
+    for a in 0..n {
+        let row_end = row + demands[row..].partition_point(|d| d.src as usize == a);
+        let mut p = row + demands[row..row_end].partition_point(|d| (d.dst as usize) < a);
+        let mut q = start[a];
+        let a = a as Slot;
+        loop {
+            let out = (p < row_end).then(|| demands[p].dst);
+            let back = (q < start[a as usize + 1]).then(|| demands[from_above[q] as usize].src);
+            let (take_out, take_back) = match (out, back) {
+                (None, None) => break,
+                (Some(b), Some(c)) => (b <= c, c <= b),
+                (o, c) => (o.is_some(), c.is_some()),
+            };
+            let mut parts = Vec::with_capacity(usize::from(take_out) + usize::from(take_back));
+            let b = if take_out { out } else { back }.expect("one run is not empty");
+            if take_out {
+                parts.push(part(p));
+                p += 1;
+            }
+            if take_back {
+                parts.push(part(from_above[q] as usize));
+                q += 1;
+            }
+            edges.push(UndirectedEdge {
+                a,
+                b,
+                mult: parts.iter().map(|&(_, c)| c).sum(),
+                demands: parts,
+            });
+        }
+        row = row_end;
+    }
+    edges
+}
+
 impl DemandGraph {
     pub fn new(inst: &Instance) -> DemandGraph {
         let n = inst.slots as usize;
@@ -40,35 +102,11 @@ impl DemandGraph {
             out_degree[d.src as usize] += inst.chunks(i);
             in_degree[d.dst as usize] += inst.chunks(i);
         }
-        let mut undirected = Vec::new();
-        if inst.model == Model::Strict1 {
-            let mut keyed: Vec<(Slot, Slot, u32, u64)> = inst
-                .demands()
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (d.src.min(d.dst), d.src.max(d.dst), i as u32, inst.chunks(i)))
-                .collect();
-            keyed.sort_unstable();
-            for (a, b, i, c) in keyed {
-                match undirected.last_mut() {
-                    Some(UndirectedEdge {
-                        a: la,
-                        b: lb,
-                        mult,
-                        demands,
-                    }) if *la == a && *lb == b => {
-                        *mult += c;
-                        demands.push((i, c));
-                    }
-                    _ => undirected.push(UndirectedEdge {
-                        a,
-                        b,
-                        mult: c,
-                        demands: vec![(i, c)],
-                    }),
-                }
-            }
-        }
+        let undirected = if inst.model == Model::Strict1 {
+            undirected_edges(inst)
+        } else {
+            Vec::new()
+        };
         DemandGraph {
             model: inst.model,
             slots: inst.slots,
@@ -95,5 +133,59 @@ impl DemandGraph {
                 (0, 0),
                 |best, (d, v)| if d > best.0 { (d, v) } else { best },
             )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::{Demand, Limits};
+    use proptest::prelude::*;
+
+    /// The edges as a sort of all demands by `(a, b, index)` lists them
+    /// (an obviously correct reference for [`undirected_edges`]).
+    fn sorted_reference(inst: &Instance) -> Vec<UndirectedEdge> {
+        let mut keyed: Vec<(Slot, Slot, u32, u64)> = inst
+            .demands()
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.src.min(d.dst), d.src.max(d.dst), i as u32, inst.chunks(i)))
+            .collect();
+        keyed.sort_unstable();
+        let mut out: Vec<UndirectedEdge> = Vec::new();
+        for (a, b, i, c) in keyed {
+            match out.last_mut() {
+                Some(e) if e.a == a && e.b == b => {
+                    e.mult += c;
+                    e.demands.push((i, c));
+                }
+                _ => out.push(UndirectedEdge {
+                    a,
+                    b,
+                    mult: c,
+                    demands: vec![(i, c)],
+                }),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn strict1_edges_match_a_sort_of_all_demands(
+            n in 2u32..14,
+            pairs in proptest::collection::vec((0u32..14, 0u32..14, 1u64..9), 1..80),
+        ) {
+            let demands = pairs
+                .into_iter()
+                .map(|(s, d, bits)| (s % n, d % n, bits))
+                .filter(|(s, d, _)| s != d)
+                .map(|(src, dst, bits)| Demand { src, dst, bits });
+            let inst = Instance::new(Model::Strict1, n, 2, demands, &Limits::default()).unwrap();
+            let g = DemandGraph::new(&inst);
+            prop_assert_eq!(&g.undirected, &sorted_reference(&inst));
+            let total: u64 = g.undirected.iter().map(|e| e.mult).sum();
+            prop_assert_eq!(total, inst.total_chunks());
+        }
     }
 }

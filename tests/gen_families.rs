@@ -58,6 +58,13 @@ fn families() -> Vec<Family> {
         Family::Petersen,
         Family::Blanusa,
         Family::FlowerSnark { k: 5 },
+        Family::Planted {
+            n: 40,
+            k: 5,
+            cliques: 2,
+            clique_mult: 3,
+            degree: 3,
+        },
     ]
 }
 
@@ -162,6 +169,27 @@ fn bad_parameters_are_errors_not_panics() {
         },
         Family::Alltoall { n: 1 << 20 },
         Family::FlowerSnark { k: 2 },
+        Family::Planted {
+            n: 20,
+            k: 4,
+            cliques: 1,
+            clique_mult: 2,
+            degree: 2,
+        },
+        Family::Planted {
+            n: 9,
+            k: 5,
+            cliques: 2,
+            clique_mult: 2,
+            degree: 2,
+        },
+        Family::Planted {
+            n: 100,
+            k: 5,
+            cliques: 1,
+            clique_mult: 100_000,
+            degree: 2,
+        },
     ] {
         let e = gen::generate(&spec(f.clone(), 1, 0)).unwrap_err();
         assert!(e.to_string().starts_with(f.name()), "{e}");
@@ -286,4 +314,71 @@ fn file_names_sort_by_family_and_size() {
     );
     let s = spec(Family::Alltoall { n: 64 }, 512, 3);
     assert_eq!(gen::file_name(&s, 64), "alltoall_n64_m512_s3.csv");
+}
+
+fn planted(n: u32, k: u32, cliques: u32, clique_mult: u64, degree: u32) -> Family {
+    Family::Planted {
+        n,
+        k,
+        cliques,
+        clique_mult,
+        degree,
+    }
+}
+
+/// Planted odd cliques: the manifest's optimum is `k * clique_mult * mult`
+/// (the clique's odd set), strictly above Delta, and the solve proves it.
+#[test]
+fn planted_cliques_have_their_odd_set_optimum_and_are_solved() {
+    for (family, mult, seed) in [
+        (planted(2000, 5, 20, 4, 4), 1, 0),
+        (planted(2000, 3, 100, 7, 12), 1, 1),
+        (planted(2000, 9, 5, 3, 6), 1000, 2),
+    ] {
+        let Family::Planted { k, clique_mult, .. } = family else {
+            unreachable!()
+        };
+        let s = spec(family.clone(), mult, seed);
+        let g = gen::generate(&s).unwrap();
+        let known = gen::known_optimum(&family, &g, Model::Strict1).expect("planted optimum");
+        assert_eq!(known.ticks, k as u64 * clique_mult * mult);
+        let inst = Instance::new(
+            Model::Strict1,
+            g.slots,
+            g.bw,
+            g.demands.iter().cloned(),
+            &Limits::default(),
+        )
+        .unwrap();
+        let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+        assert!(
+            sol.lower_bound.ticks > sol.bounds.degree.ticks,
+            "{family:?}"
+        );
+        assert_eq!(sol.ticks, known.ticks, "{family:?}");
+        assert_eq!(sol.status.to_string(), "optimal", "{family:?}");
+    }
+}
+
+/// The planted colouring is re-checked, not trusted: a doctored one (two
+/// chunks of a slot in one colour, or a chunk the instance lacks) gives no
+/// known optimum.
+#[test]
+fn doctored_planted_colourings_give_no_known_optimum() {
+    let family = planted(200, 5, 3, 3, 3);
+    let g = gen::generate(&spec(family.clone(), 1, 4)).unwrap();
+    assert!(gen::known_optimum(&family, &g, Model::Strict1).is_some());
+    let mut clash = g.clone();
+    let p = clash.planted.as_mut().unwrap();
+    let c = p.chunks[0].2;
+    let other = p
+        .chunks
+        .iter()
+        .position(|x| x.2 != c && (x.0 == p.chunks[0].0 || x.1 == p.chunks[0].0))
+        .unwrap();
+    p.chunks[other].2 = c;
+    assert!(gen::known_optimum(&family, &clash, Model::Strict1).is_none());
+    let mut extra = g.clone();
+    extra.planted.as_mut().unwrap().chunks.push((150, 151, 0));
+    assert!(gen::known_optimum(&family, &extra, Model::Strict1).is_none());
 }

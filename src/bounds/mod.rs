@@ -132,23 +132,47 @@ pub fn odd_set_bound(
     let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
     let delta = g.max_degree().0;
     let search = gamma::max_odd_density_until(inst.slots as usize, &edges, delta, deadline);
-    let bound = search.best.map(|found| {
-        let k = found.slots.len() as u128;
-        let bound = ((2 * found.inside as u128).div_ceil(k - 1)) as u64;
-        LowerBound {
-            ticks: bound,
-            witness: Witness::OddSet {
-                slots: found.slots,
-                chunks_inside: found.inside,
-                bound,
-            },
-        }
-    });
+    let bound = search.best.map(odd_set_lower_bound);
     // Floating point never enters, but the witness is re-checked anyway.
     if let Some(lb) = &bound {
         debug_assert_eq!(lb.witness.recompute(inst).ok(), Some(lb.ticks));
     }
     (bound, search.complete)
+}
+
+/// The cheap bounds plus, for STRICT1, the greedy peeling's odd set
+/// ([`gamma::quick_odd_density`]): valid, computed without flows, and
+/// `complete: false` (the exact search may find a denser set).
+pub fn quick_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
+    let mut b = simple_bounds(inst, g);
+    if inst.model != Model::Strict1 || !inst.is_single_port() {
+        return b;
+    }
+    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let delta = g.max_degree().0;
+    b.odd_set =
+        gamma::quick_odd_density(inst.slots as usize, &edges, delta).map(odd_set_lower_bound);
+    if let Some(o) = &b.odd_set {
+        if o.ticks > b.best.ticks {
+            b.best = o.clone();
+        }
+    }
+    b.complete = false;
+    b
+}
+
+/// The lower bound and witness of an odd set found by [`gamma`].
+fn odd_set_lower_bound(found: gamma::OddSetDensity) -> LowerBound {
+    let k = found.slots.len() as u128;
+    let bound = ((2 * found.inside as u128).div_ceil(k - 1)) as u64;
+    LowerBound {
+        ticks: bound,
+        witness: Witness::OddSet {
+            slots: found.slots,
+            chunks_inside: found.inside,
+            bound,
+        },
+    }
 }
 
 /// All bounds, with the exact odd-set bound for STRICT1: `best` is then

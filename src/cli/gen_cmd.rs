@@ -161,6 +161,26 @@ pub enum FamilyCmd {
         #[arg(long, default_value_t = 5)]
         k: u32,
     },
+    /// Planted odd cliques in a sparse random graph, built from a colouring
+    /// with k x clique_mult colours: the optimum (in the manifest) is the
+    /// cliques' odd-set bound, above the degree bound.
+    Planted {
+        #[arg(long)]
+        n: u32,
+        /// Clique size (odd, >= 3).
+        #[arg(long, default_value_t = 5)]
+        k: u32,
+        /// Number of disjoint planted cliques (on slots 0..cliques*k).
+        #[arg(long, default_value_t = 1)]
+        cliques: u32,
+        /// Chunks on every clique pair.
+        #[arg(long, default_value_t = 4)]
+        clique_mult: u64,
+        /// Sparse single-chunk edges per slot, about (capped below the
+        /// clique bound so that the degree bound is never the optimum).
+        #[arg(long, default_value_t = 3)]
+        degree: u32,
+    },
     /// Multi-rail all-to-all: n GPUs with RAILS ports each, mult chunks per
     /// pair (instance JSON with "ports"; model: the first of --models).
     Rails {
@@ -294,6 +314,19 @@ impl FamilyCmd {
             FamilyCmd::Petersen => Family::Petersen,
             FamilyCmd::Blanusa => Family::Blanusa,
             FamilyCmd::FlowerSnark { k } => Family::FlowerSnark { k },
+            FamilyCmd::Planted {
+                n,
+                k,
+                cliques,
+                clique_mult,
+                degree,
+            } => Family::Planted {
+                n,
+                k,
+                cliques,
+                clique_mult,
+                degree,
+            },
             FamilyCmd::Rails { .. } | FamilyCmd::TwoTier { .. } | FamilyCmd::MoeNics { .. } => {
                 return None
             }

@@ -205,6 +205,22 @@ pub fn colour_chunks(
     max_moves: u64,
     seed: u64,
 ) -> KempeResult {
+    colour_chunks_from(n, chunks, target, &[], max_moves, seed)
+}
+
+/// [`colour_chunks`] starting from a partial colouring: `initial[x]` is the
+/// colour chunk `x` starts with (`u32::MAX`: none; an empty slice: none at
+/// all). Initial colours are taken in chunk order and one that is out of the
+/// palette or already taken at an end is dropped, so any input is safe; the
+/// search may recolour every chunk.
+pub fn colour_chunks_from(
+    n: usize,
+    chunks: &[(u32, u32)],
+    target: u32,
+    initial: &[u32],
+    max_moves: u64,
+    seed: u64,
+) -> KempeResult {
     let mut deg = vec![0u32; n];
     for &(a, b) in chunks {
         deg[a as usize] += 1;
@@ -217,8 +233,16 @@ pub fn colour_chunks(
         pal: Palette::new(n, t),
         rng: Rng(seed | 1),
     };
+    for (x, &c) in initial.iter().enumerate() {
+        let (a, b) = chunks[x];
+        if (c as usize) < t && s.pal.is_free(a, c) && s.pal.is_free(b, c) {
+            s.assign(x as u32, c);
+        }
+    }
     // First fit, hardest chunks (largest degree sum) first.
-    let mut order: Vec<u32> = (0..chunks.len() as u32).collect();
+    let mut order: Vec<u32> = (0..chunks.len() as u32)
+        .filter(|&x| s.colour[x as usize] == NONE)
+        .collect();
     order.sort_by_key(|&x| {
         let (a, b) = chunks[x as usize];
         (std::cmp::Reverse(deg[a as usize] + deg[b as usize]), x)

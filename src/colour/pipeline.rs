@@ -4,6 +4,11 @@
 //! 0. structural colouring (paths, cycles, uniform complete components; exact,
 //!    see `structure`): when it applies, nothing else runs;
 //! 1. compact greedy (always; the fallback);
+//! 1b. backbone: when the pairs of high multiplicity form paths, cycles or
+//!    uniform complete components, they are coloured by structure with at
+//!    most `LB` colours and the Kempe search places the remaining chunks from
+//!    there (a ring of heavy links with a few light chords reaches its bound
+//!    this way; colouring it from scratch does not);
 //! 2. Kempe search on chunks with `LB` colours, when multiplicities are low;
 //! 3. column generation + rounding + residual repair (multiplicity-independent);
 //! 4. Kempe on chunks as a fallback for high multiplicities that still fit;
@@ -18,7 +23,7 @@ use super::assign_ilp::{t_colourable, IlpOutcome};
 use super::check::check_rounds;
 use super::colgen::fractional_colouring;
 use super::greedy::greedy_rounds;
-use super::kempe::colour_chunks;
+use super::kempe::{colour_chunks, colour_chunks_from};
 use super::residual::round_and_repair;
 use super::rounds::{classes_to_rounds, degrees, expand_chunks, merge_rounds, ticks};
 use super::structure::colour_by_structure;
@@ -31,6 +36,9 @@ const LOW_MULT: u64 = 8;
 const KEMPE_CHUNK_LIMIT: u64 = 400_000;
 /// Largest `n * colours` palette table for the Kempe search.
 const KEMPE_SLOT_LIMIT: u64 = 50_000_000;
+/// Largest chunk count for the backbone phase (its Kempe search holds
+/// every chunk).
+const BACKBONE_CHUNK_LIMIT: u64 = 32_000_000;
 /// Kempe move budget per chunk.
 const MOVES_PER_CHUNK: u64 = 100;
 /// Largest edge count for column generation.
@@ -64,10 +72,9 @@ impl Best<'_> {
     }
 }
 
-/// Colours the STRICT1 chunk multigraph with `lower_bound` ticks when it can,
-/// never panics, and always returns a valid compact schedule.
-pub fn colour_strict1(input: &ColourInput) -> Colouring {
-    let t0 = Instant::now();
+/// The vertex count (at least one past every edge end), the multiplicities
+/// and the target `max(lower_bound, Delta)` of `input`.
+fn prepare(input: &ColourInput) -> (usize, Vec<u64>, u64) {
     let edges = input.edges;
     let n = edges
         .iter()
@@ -77,7 +84,15 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
         .max(input.n);
     let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
     let delta = degrees(n, edges, &mult).into_iter().max().unwrap_or(0);
-    let lb = input.lower_bound.max(delta);
+    (n, mult, input.lower_bound.max(delta))
+}
+
+/// Colours the STRICT1 chunk multigraph with `lower_bound` ticks when it can,
+/// never panics, and always returns a valid compact schedule.
+pub fn colour_strict1(input: &ColourInput) -> Colouring {
+    let t0 = Instant::now();
+    let edges = input.edges;
+    let (n, mult, lb) = prepare(input);
     let time_limit = input.time_limit.unwrap_or(DEFAULT_TIME);
     let mut stats = ColourStats {
         lower_bound: lb,
@@ -116,6 +131,9 @@ pub fn colour_strict1(input: &ColourInput) -> Colouring {
 
     let chunks: u64 = mult.iter().sum();
     let max_m = mult.iter().copied().max().unwrap_or(0);
+    if best.ticks > lb && backbone_fits(n, &mult, lb) {
+        backbone_phase(n, edges, &mult, lb, &mut best, &mut stats);
+    }
     let kempe_fits =
         chunks <= KEMPE_CHUNK_LIMIT && (n as u64).saturating_mul(lb + 1) <= KEMPE_SLOT_LIMIT;
     let mut kempe_done = false;
@@ -192,6 +210,116 @@ fn gcd_phase(
     stats.kempe_moves += sub.stats.kempe_moves;
     let scaled = sub.rounds.into_iter().map(|(r, m)| (r * g, m)).collect();
     best.offer(scaled, "gcd_scaled");
+}
+
+/// Phase 1b (module docs): heavy pairs (more than [`LOW_MULT`] chunks)
+/// coloured by structure, then every light chunk placed by the Kempe search
+/// with `lb` colours, which may recolour heavy chunks too.
+fn backbone_phase(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    mult: &[u64],
+    lb: u64,
+    best: &mut Best,
+    stats: &mut ColourStats,
+) {
+    let t = Instant::now();
+    if let Some((rounds, moves)) = backbone_rounds(n, edges, mult, lb) {
+        stats.kempe_moves += moves;
+        best.offer(rounds, "backbone_kempe");
+    }
+    stats.kempe_s += t.elapsed().as_secs_f64();
+}
+
+/// Whether the backbone phase is worth running: heavy pairs present and the
+/// chunk-level search within its memory limits.
+fn backbone_fits(n: usize, mult: &[u64], lb: u64) -> bool {
+    let chunks: u64 = mult.iter().sum();
+    mult.iter().any(|&m| m > LOW_MULT)
+        && chunks <= BACKBONE_CHUNK_LIMIT
+        && (n as u64).saturating_mul(lb + 1) <= KEMPE_SLOT_LIMIT
+}
+
+/// The backbone colouring's rounds (possibly above `lb`) and the Kempe
+/// moves spent; `None` when the heavy pairs are not coloured by structure
+/// within `lb` colours.
+fn backbone_rounds(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    mult: &[u64],
+    lb: u64,
+) -> Option<(Vec<(u64, Vec<u32>)>, u64)> {
+    let heavy: Vec<usize> = (0..edges.len()).filter(|&e| mult[e] > LOW_MULT).collect();
+    if heavy.is_empty() || heavy.len() == edges.len() {
+        return None;
+    }
+    let heavy_edges: Vec<(u32, u32, u64)> = heavy.iter().map(|&e| edges[e]).collect();
+    let backbone = colour_by_structure(n, &heavy_edges)?;
+    if backbone.ticks > lb {
+        return None;
+    }
+    let (chunks, owner) = expand_chunks(edges, mult);
+    // Chunks of edge e are next[e].. in `chunks` (expand_chunks keeps edge order).
+    let mut next = vec![0usize; edges.len()];
+    let mut at = 0usize;
+    for (e, &m) in mult.iter().enumerate() {
+        next[e] = at;
+        at += m as usize;
+    }
+    let mut initial = vec![u32::MAX; chunks.len()];
+    let mut colour = 0u32;
+    for (repeat, round) in &backbone.rounds {
+        for _ in 0..*repeat {
+            for &h in round {
+                let e = heavy[h as usize];
+                initial[next[e]] = colour;
+                next[e] += 1;
+            }
+            colour += 1;
+        }
+    }
+    let light: u64 = mult.iter().filter(|&&m| m <= LOW_MULT).sum();
+    let moves = MOVES_PER_CHUNK * light + 10_000;
+    let k = colour_chunks_from(
+        n,
+        &chunks,
+        lb as u32,
+        &initial,
+        moves,
+        0x2545_f491_4f6c_dd1d,
+    );
+    Some((classes_to_rounds(&k.colour, &owner), k.moves))
+}
+
+/// Phase 1b on its own, for callers that have only a cheap lower bound: the
+/// backbone colouring when it meets `input.lower_bound` (then no other phase
+/// could do better), re-checked; `None` otherwise.
+pub fn colour_backbone(input: &ColourInput) -> Option<Colouring> {
+    let t0 = Instant::now();
+    let edges = input.edges;
+    let (n, mult, lb) = prepare(input);
+    if !backbone_fits(n, &mult, lb) {
+        return None;
+    }
+    let (rounds, moves) = backbone_rounds(n, edges, &mult, lb)?;
+    if ticks(&rounds) > lb || check_rounds(n, edges, &rounds).is_err() {
+        return None;
+    }
+    let total_s = t0.elapsed().as_secs_f64();
+    Some(Colouring {
+        ticks: ticks(&rounds),
+        rounds,
+        exhaustive: None,
+        stats: ColourStats {
+            lower_bound: lb,
+            exact: "not_run".into(),
+            method: "backbone_kempe".into(),
+            kempe_moves: moves,
+            kempe_s: total_s,
+            total_s,
+            ..Default::default()
+        },
+    })
 }
 
 fn kempe_phase(

@@ -18,6 +18,12 @@
 //! - STRICT1, Petersen with an even number `2r` of chunks per edge: its six
 //!   perfect matchings cover every edge exactly twice, each used `r` times,
 //!   gives `3 * 2r` = Delta.
+//! - STRICT1, planted (`super::planted`): the colouring the generator built
+//!   the instance from is re-checked here (each colour class a matching, its
+//!   chunks exactly the instance's, up to the common factor `mult`), so
+//!   `chi' <= T * mult`; a planted clique `S` gives `chi' >=
+//!   ceil(2E(S)/(|S|-1))`, computed from the instance. When they meet, that
+//!   is the optimum.
 
 use super::{Family, Generated};
 use crate::instance::Model;
@@ -78,6 +84,12 @@ pub fn known_optimum(family: &Family, g: &Generated, model: Model) -> Option<Kno
             "odd cycle: max(Delta, ceil(2E/(k-1))), met by circular intervals",
         );
     }
+    if let Some(ticks) = g.planted.as_ref().and_then(|p| planted_optimum(p, &und)) {
+        return found(
+            ticks,
+            "planted colouring (re-checked) meets a planted clique's odd-set bound",
+        );
+    }
     if family.is_snark() && mus.iter().all(|&m| m == 1) {
         return found(4, "snark: not 3-edge-colourable, Vizing gives 4");
     }
@@ -88,6 +100,45 @@ pub fn known_optimum(family: &Family, g: &Generated, model: Model) -> Option<Kno
         );
     }
     None
+}
+
+/// `T * mult` when `p`'s colouring is a proper colouring of exactly the
+/// chunks in `und` (each pair's count `mult` times the recorded one) and a
+/// planted clique's odd-set bound equals it; `None` otherwise.
+fn planted_optimum(p: &super::planted::Planted, und: &BTreeMap<(u32, u32), u64>) -> Option<u64> {
+    let mut recorded: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    let mut holder = std::collections::HashSet::new();
+    for &(a, b, c) in &p.chunks {
+        if a == b || u64::from(c) >= p.colours || !holder.insert((a, c)) || !holder.insert((b, c)) {
+            return None;
+        }
+        *recorded.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+    }
+    let (&first, &rec0) = recorded.iter().next()?;
+    let mult = und.get(&first)? / rec0;
+    if recorded.len() != und.len()
+        || recorded
+            .iter()
+            .any(|(pair, &r)| und.get(pair).copied() != r.checked_mul(mult))
+    {
+        return None;
+    }
+    let upper = p.colours.checked_mul(mult)?;
+    let lower = p
+        .cliques
+        .iter()
+        .filter(|s| s.len() >= 3 && s.len() % 2 == 1)
+        .map(|s| {
+            let inside: u64 = s
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &a)| s[i + 1..].iter().map(move |&b| (a.min(b), a.max(b))))
+                .map(|pair| und.get(&pair).copied().unwrap_or(0))
+                .sum();
+            (2 * inside).div_ceil(s.len() as u64 - 1)
+        })
+        .max()?;
+    (lower == upper).then_some(upper)
 }
 
 /// Whether the simple graph on `used` with these edges is one cycle: every

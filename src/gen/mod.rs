@@ -21,6 +21,7 @@ mod collectives;
 mod graphs;
 mod known;
 pub mod multiport;
+pub mod planted;
 pub mod rng;
 
 pub use known::{known_optimum, KnownOptimum};
@@ -133,6 +134,17 @@ pub enum Family {
     Blanusa,
     /// Flower snark J_k (4k slots; a snark for odd k >= 5).
     FlowerSnark { k: u32 },
+    /// `cliques` copies of `K_k` (odd `k`, `clique_mult` chunks per pair) in
+    /// a sparse random graph of about `degree` single chunks per slot, built
+    /// from a planted colouring with `k * clique_mult` colours (see
+    /// [`planted`]): the optimum is the cliques' odd-set bound.
+    Planted {
+        n: u32,
+        k: u32,
+        cliques: u32,
+        clique_mult: u64,
+        degree: u32,
+    },
 }
 
 /// Everything that determines a generated instance.
@@ -154,6 +166,8 @@ pub struct Generated {
     pub demands: Vec<Demand>,
     /// One line (no `#`) naming the family, its parameters and the seed.
     pub description: String,
+    /// The colouring a planted instance was built from (see [`planted`]).
+    pub planted: Option<planted::Planted>,
 }
 
 /// Why parameters cannot generate an instance.
@@ -187,6 +201,7 @@ impl Family {
             Family::Petersen => "petersen",
             Family::Blanusa => "blanusa",
             Family::FlowerSnark { .. } => "flower_snark",
+            Family::Planted { .. } => "planted",
         }
     }
 
@@ -253,6 +268,19 @@ impl Family {
             }
             Family::Petersen | Family::Blanusa => vec![],
             Family::FlowerSnark { k } => vec![("k", s(k))],
+            Family::Planted {
+                n,
+                k,
+                cliques,
+                clique_mult,
+                degree,
+            } => vec![
+                ("n", s(n)),
+                ("k", s(k)),
+                ("cliques", s(cliques)),
+                ("clique_mult", s(clique_mult)),
+                ("degree", s(degree)),
+            ],
         }
     }
 
@@ -285,6 +313,13 @@ impl Family {
             } => vec![format!("a{arity}"), direction.as_str().to_string()],
             Family::Star { targets, .. } => vec![format!("t{targets}")],
             Family::Random { p, .. } => vec![format!("p{p}")],
+            Family::Planted {
+                k,
+                cliques,
+                clique_mult,
+                degree,
+                ..
+            } => vec![format!("k{k}x{clique_mult}c{cliques}d{degree}")],
             _ => vec![],
         }
     }
@@ -345,6 +380,22 @@ pub fn generate(spec: &GenSpec) -> Result<Generated, GenError> {
         | Family::Petersen
         | Family::Blanusa
         | Family::FlowerSnark { .. } => graphs::build(&spec.family, spec.seed, &mut b),
+        Family::Planted {
+            n,
+            k,
+            cliques,
+            clique_mult,
+            degree,
+        } => {
+            let params = planted::PlantedParams {
+                n: *n,
+                k: *k,
+                cliques: *cliques,
+                mu: *clique_mult,
+                degree: *degree,
+            };
+            planted::build(params, spec.seed, &mut b).map(|p| b.planted = Some(p))
+        }
     }
     .map_err(err)?;
     b.finish(spec).map_err(err)
@@ -358,6 +409,7 @@ pub(crate) struct Builder {
     bw: u64,
     bits: BTreeMap<(Slot, Slot), u64>,
     overflow: bool,
+    planted: Option<planted::Planted>,
 }
 
 impl Builder {
@@ -368,6 +420,7 @@ impl Builder {
             bw: spec.bw,
             bits: BTreeMap::new(),
             overflow: false,
+            planted: None,
         }
     }
 
@@ -422,6 +475,7 @@ impl Builder {
                 .map(|((src, dst), bits)| Demand { src, dst, bits })
                 .collect(),
             description: spec.describe(),
+            planted: self.planted,
         })
     }
 }

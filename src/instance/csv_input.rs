@@ -9,6 +9,10 @@
 //! (the demand's own bits per tick; by position without a header, by the
 //! name `bw` with one), and `--ports K` for every slot (see
 //! [`Instance::from_csv_bytes_multiport`]).
+//!
+//! Files in the common form (plain rows) are read by the one-pass reader in
+//! `csv_fast`; this module is the general reader behind it and owns every
+//! error message.
 
 use super::error::{line_of, require_utf8};
 use super::{Demand, InputError, Instance, Limits, Model};
@@ -97,7 +101,7 @@ fn plain_row(line: &[u8]) -> Option<[u64; 3]> {
 }
 
 /// Column positions of the three fields: from a header, or 0,1,2.
-fn header_positions(cells: &[&str]) -> Option<[usize; 3]> {
+pub(super) fn header_positions(cells: &[&str]) -> Option<[usize; 3]> {
     let mut pos = [usize::MAX; 3];
     for (i, c) in cells.iter().enumerate() {
         let c = c.trim_start_matches('\u{feff}');
@@ -249,6 +253,27 @@ impl Instance {
     /// [`Instance::from_csv_bytes`] with `ports` for every slot (`None`: 1)
     /// and the optional `bw` column read per demand.
     pub fn from_csv_bytes_multiport(
+        bytes: &[u8],
+        model: Model,
+        bw: u64,
+        slots: Option<u32>,
+        ports: Option<u32>,
+        limits: &Limits,
+    ) -> Result<Instance, InputError> {
+        if bw == 0 {
+            return Err(InputError::field("--bw", "bandwidth per tick must be > 0"));
+        }
+        // The common form in one pass; anything else (and every error) is
+        // the general reader's below.
+        if let Some(inst) = super::csv_fast::read(bytes, model, bw, slots, ports, limits) {
+            return Ok(inst);
+        }
+        Instance::from_csv_general(bytes, model, bw, slots, ports, limits)
+    }
+
+    /// The general reader behind [`Instance::from_csv_bytes_multiport`]:
+    /// every form the module docs allow, and every error message.
+    pub(super) fn from_csv_general(
         bytes: &[u8],
         model: Model,
         bw: u64,

@@ -7,6 +7,7 @@
 //! byte sequence yields either an [`Instance`] or an [`InputError`] that
 //! names the file, the line and the field.
 
+mod csv_fast;
 pub(crate) mod csv_input;
 mod error;
 pub(crate) mod json_input;
@@ -143,35 +144,10 @@ impl Instance {
         ports: Ports,
         limits: &Limits,
     ) -> Result<Instance, InputError> {
-        if bw == 0 {
-            return Err(InputError::field(
-                "copy_bw_bits_per_tick",
-                "bandwidth per tick must be > 0",
-            ));
-        }
-        if slots == 0 {
-            return Err(InputError::field("slots", "slots must be > 0"));
-        }
-        if slots > limits.max_slots {
-            return Err(InputError::field(
-                "slots",
-                format!(
-                    "{slots} slots exceeds the limit of {} (see --help for limits)",
-                    limits.max_slots
-                ),
-            ));
-        }
-        ports.check(slots, "ports")?;
-        if ports.total(slots) > (u32::MAX / 2) as u64 {
-            return Err(InputError::field(
-                "ports",
-                format!(
-                    "{} ports in all is above the limit of 2^31-1",
-                    ports.total(slots)
-                ),
-            ));
-        }
-        let ports = ports.normalised();
+        let ports = Instance::check_frame(slots, bw, ports, limits)?;
+        // Demands already sorted by pair with no repeat (generators, and
+        // files written from an `Instance`) skip the sort.
+        let mut sorted = true;
         let mut demands: Vec<(Demand, u64)> = Vec::new();
         for (i, (d, dbw)) in raw.into_iter().enumerate() {
             if dbw == Some(0) {
@@ -207,9 +183,14 @@ impl Instance {
                     format!("more than {} demands (the limit)", limits.max_demands),
                 ));
             }
+            if let Some((last, _)) = demands.last() {
+                sorted &= (last.src, last.dst) < (d.src, d.dst);
+            }
             demands.push((d, dbw.unwrap_or(bw)));
         }
-        demands.sort_unstable_by_key(|(d, b)| (d.src, d.dst, *b));
+        if !sorted {
+            demands.sort_unstable_by_key(|(d, b)| (d.src, d.dst, *b));
+        }
         let mut merged: Vec<Demand> = Vec::with_capacity(demands.len());
         let mut bws: Vec<u64> = Vec::with_capacity(demands.len());
         for (d, dbw) in demands {
@@ -238,12 +219,76 @@ impl Instance {
                 }
             }
         }
-        let chunks: Vec<u64> = merged
-            .iter()
-            .zip(&bws)
-            .map(|(d, &b)| d.bits.div_ceil(b))
-            .collect();
         let demand_bw = bws.iter().any(|&b| b != bw).then_some(bws);
+        Instance::from_merged(model, slots, bw, merged, demand_bw, ports)
+    }
+
+    /// The checks of [`Instance::new_multiport`] that do not look at the
+    /// demands; returns the normalised ports.
+    pub(crate) fn check_frame(
+        slots: u32,
+        bw: u64,
+        ports: Ports,
+        limits: &Limits,
+    ) -> Result<Ports, InputError> {
+        if bw == 0 {
+            return Err(InputError::field(
+                "copy_bw_bits_per_tick",
+                "bandwidth per tick must be > 0",
+            ));
+        }
+        if slots == 0 {
+            return Err(InputError::field("slots", "slots must be > 0"));
+        }
+        if slots > limits.max_slots {
+            return Err(InputError::field(
+                "slots",
+                format!(
+                    "{slots} slots exceeds the limit of {} (see --help for limits)",
+                    limits.max_slots
+                ),
+            ));
+        }
+        ports.check(slots, "ports")?;
+        if ports.total(slots) > (u32::MAX / 2) as u64 {
+            return Err(InputError::field(
+                "ports",
+                format!(
+                    "{} ports in all is above the limit of 2^31-1",
+                    ports.total(slots)
+                ),
+            ));
+        }
+        Ok(ports.normalised())
+    }
+
+    /// The instance of demands already validated, sorted by `(src, dst)`
+    /// and merged (no repeated pair), with their bandwidths (`None`: all
+    /// `bw`): chunk counts, their checked total, and the per-slot index.
+    pub(crate) fn from_merged(
+        model: Model,
+        slots: u32,
+        bw: u64,
+        merged: Vec<Demand>,
+        demand_bw: Option<Vec<u64>>,
+        ports: Ports,
+    ) -> Result<Instance, InputError> {
+        let chunks: Vec<u64> = match &demand_bw {
+            Some(bws) => merged
+                .iter()
+                .zip(bws)
+                .map(|(d, &b)| d.bits.div_ceil(b))
+                .collect(),
+            // A power-of-two `bw` (the usual case) divides by a shift.
+            None if bw.is_power_of_two() => {
+                let (shift, mask) = (bw.trailing_zeros(), bw - 1);
+                merged
+                    .iter()
+                    .map(|d| (d.bits >> shift) + u64::from(d.bits & mask != 0))
+                    .collect()
+            }
+            None => merged.iter().map(|d| d.bits.div_ceil(bw)).collect(),
+        };
         let mut total: u64 = 0;
         for &c in &chunks {
             total = total.checked_add(c).ok_or_else(|| {

@@ -76,6 +76,9 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
+        if let Some(sol) = super::structured::solve_by_backbone(inst, &g) {
+            return finish(inst, sol, t0, 0.0);
+        }
     }
     // Cheap proof first (DESIGN §9; issue 15, MoE at 1024 slots): for
     // one-port STRICT1 the load greedy runs before the odd-set search. A
@@ -84,26 +87,24 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // bound is complete without the search.
     let early_greedy = (inst.model == Model::Strict1
         && !inst.is_multiport()
-        && request.solver != SolverChoice::Exact)
-        .then(|| {
-            let t = Instant::now();
-            let deadline = request.time_limit.map(|limit| t0 + limit);
-            (greedy_schedule_until(inst, deadline), t)
-        });
-    if let Some(((schedule, false), t)) = &early_greedy {
-        let mut bounds = simple_bounds(inst, &g);
-        if schedule.ticks() == bounds.degree.ticks {
+        && (request.solver == SolverChoice::Greedy
+            || (request.solver == SolverChoice::Auto && !compact_greedy_first(inst))))
+    .then(|| {
+        let t = Instant::now();
+        let deadline = request.time_limit.map(|limit| t0 + limit);
+        (greedy_schedule_until(inst, deadline), t)
+    });
+    let early_greedy = match early_greedy {
+        Some(((schedule, false), t)) if schedule.ticks() == g.max_degree().0 => {
+            let mut bounds = simple_bounds(inst, &g);
             bounds.best = bounds.degree.clone();
             bounds.complete = true;
-            let sol = Solution::from_schedule(
-                schedule.clone(),
-                &bounds,
-                Greedy.name(),
-                t.elapsed().as_secs_f64(),
-            );
+            let seconds = t.elapsed().as_secs_f64();
+            let sol = Solution::from_schedule(schedule, &bounds, Greedy.name(), seconds);
             return finish(inst, sol, t0, 0.0);
         }
-    }
+        other => other,
+    };
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
@@ -163,6 +164,22 @@ fn finish(
     Ok(sol)
 }
 
+/// Chunks per demand above which STRICT1 `auto` tries the compact greedy
+/// before the load greedy (the load greedy's repeat floor is `load / 128`).
+const HIGH_MULTIPLICITY: u64 = 128;
+/// Largest demand count for which that compact greedy goes first.
+const COMPACT_FIRST_MAX_PAIRS: usize = 65_536;
+
+/// At high multiplicity the load greedy's rounds grow with the loads
+/// (about 128 ln(load) per pair) and each costs O(E + n log n); the
+/// compact greedy's rounds follow the support. STRICT1 `auto` tries that
+/// first there, on supports small enough for its O(pairs) rounds of
+/// O(pairs log pairs), and does not run the load greedy early.
+fn compact_greedy_first(inst: &Instance) -> bool {
+    let max_chunks = inst.chunk_counts().iter().copied().max().unwrap_or(0);
+    max_chunks > HIGH_MULTIPLICITY && inst.demands().len() <= COMPACT_FIRST_MAX_PAIRS
+}
+
 /// STRICT1 `auto`: the greedy first (milliseconds); when it already meets
 /// the bound it is proven optimal and nothing else runs. Otherwise the
 /// exact engine runs and the better schedule wins (fewer ticks; on a tie the
@@ -170,13 +187,20 @@ fn finish(
 /// deadline passes: then the exact engine is skipped (noted as cut short),
 /// or runs with the time left as its limit.
 ///
-/// `early`: the load greedy's result when the caller already ran it.
+/// `early`: the load greedy's result when the caller already ran it (never
+/// where [`compact_greedy_first`] holds).
 fn strict1_auto(
     inst: &Instance,
     bounds: &Bounds,
     opts: &SolveOptions,
     early: Option<((Schedule, bool), Instant)>,
 ) -> Solution {
+    if early.is_none() && compact_greedy_first(inst) {
+        let quick = super::strict1_exact::compact_greedy(inst, bounds);
+        if quick.status == Status::Optimal {
+            return quick;
+        }
+    }
     let mut greedy = match early {
         Some((load, t)) => Greedy.solve_from(inst, bounds, opts, load, t),
         None => Greedy.solve(inst, bounds, opts),

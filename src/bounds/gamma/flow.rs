@@ -171,6 +171,9 @@ pub(super) struct Arc<C> {
 
 pub(super) const UNSEEN: u32 = u32::MAX;
 
+/// Plain Dinic phases before a max-flow switches to capacity scaling.
+const PLAIN_PHASES: u32 = 8;
+
 /// Capacity type of [`FlowNet`]: `u64` when the values provably fit, else
 /// `u128`.
 pub(super) trait Cap:
@@ -301,6 +304,13 @@ impl<C: Cap> FlowNet<C> {
         self.dirty.clear();
         let bound = self.node_cap[s].min(self.node_cap[t]);
         let mut flow = C::default();
+        // Plain Dinic first (most of Gusfield's flows stop within a phase or
+        // two); after PLAIN_PHASES phases, capacity scaling (Ahuja and Orlin
+        // 1991): only arcs with residual >= `scale`, halving it to 1. On long
+        // heavy cycles whose slots have small slacks to the hub, plain Dinic
+        // takes a phase per hop; scaling sends the heavy flow first.
+        let mut phases = 0u32;
+        let mut scale = 1u128;
         loop {
             if flow == bound {
                 self.side = if bound == self.node_cap[s] {
@@ -310,19 +320,28 @@ impl<C: Cap> FlowNet<C> {
                 };
                 return flow;
             }
-            if !self.bfs(s, t) {
-                self.side = Side::Levels;
-                return flow;
+            if phases == PLAIN_PHASES {
+                let left = (bound - flow).widen();
+                scale = 1u128 << (127 - left.leading_zeros());
             }
-            flow = flow + self.blocking_flow(s, t, bound - flow);
+            phases = phases.saturating_add(1);
+            if !self.bfs_at(s, t, C::narrow(scale)) {
+                if scale == 1 {
+                    self.side = Side::Levels;
+                    return flow;
+                }
+                scale /= 2;
+                continue;
+            }
+            flow = flow + self.blocking_flow_at(s, t, bound - flow, C::narrow(scale));
         }
     }
 
-    /// BFS levels in the residual network; stops as soon as `t` is labelled.
-    /// When `t` is unreachable the labelled nodes are exactly the source side
-    /// of a minimum cut.
-    pub(super) fn bfs(&mut self, s: usize, t: usize) -> bool {
-        let zero = C::default();
+    /// BFS levels in the residual network over the arcs with residual
+    /// capacity at least `min`; stops as soon as `t` is labelled. With `min`
+    /// = 1 and `t` unreachable, the labelled nodes are exactly the source
+    /// side of a minimum cut.
+    fn bfs_at(&mut self, s: usize, t: usize, min: C) -> bool {
         self.level.fill(UNSEEN);
         self.queue.clear();
         self.level[s] = 0;
@@ -335,7 +354,7 @@ impl<C: Cap> FlowNet<C> {
             for a in self.start[u]..self.start[u + 1] {
                 let arc = self.arcs[a];
                 let v = arc.to as usize;
-                if arc.cap > zero && self.level[v] == UNSEEN {
+                if arc.cap >= min && self.level[v] == UNSEEN {
                     self.level[v] = next;
                     if v == t {
                         return true;
@@ -347,9 +366,10 @@ impl<C: Cap> FlowNet<C> {
         false
     }
 
-    /// A blocking flow in the level graph, or less once `limit` is reached
-    /// (iterative DFS with current-arc pointers).
-    pub(super) fn blocking_flow(&mut self, s: usize, t: usize, limit: C) -> C {
+    /// A blocking flow in the level graph over the arcs with residual at
+    /// least `min`, or less once `limit` is reached (iterative DFS with
+    /// current-arc pointers).
+    fn blocking_flow_at(&mut self, s: usize, t: usize, limit: C, min: C) -> C {
         let nn = self.level.len();
         self.iter.copy_from_slice(&self.start[..nn]);
         self.path.clear();
@@ -372,7 +392,7 @@ impl<C: Cap> FlowNet<C> {
                     self.arcs[r].cap = self.arcs[r].cap + f;
                     self.dirty.push(a as u32);
                     self.dirty.push(r as u32);
-                    if self.arcs[a].cap == zero && cut_at == self.path.len() {
+                    if self.arcs[a].cap < min && cut_at == self.path.len() {
                         cut_at = i;
                     }
                 }
@@ -396,7 +416,7 @@ impl<C: Cap> FlowNet<C> {
                 let a = self.iter[u];
                 let arc = self.arcs[a];
                 let v = arc.to as usize;
-                if arc.cap > zero && self.level[v] == want {
+                if arc.cap >= min && self.level[v] == want {
                     self.path.push(a as u32);
                     u = v;
                     advanced = true;

@@ -125,6 +125,43 @@ pub fn max_odd_density(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> Optio
     search(n, edges, delta, Tuning::FULL, None).best
 }
 
+/// The greedy peeling's densest odd set alone (no flows): a valid odd set
+/// denser than `delta` when the peeling finds one, not necessarily the
+/// densest. `O(m log n)`. Used to try cheap colourings against a cheap bound
+/// before the exact search (a colouring that meets it makes the search
+/// unnecessary).
+pub fn quick_odd_density(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> Option<OddSetDensity> {
+    let (g, deg) = support(n, edges)?;
+    let (slots, inside) = peeling_candidate(&g, &deg)?;
+    let dense = 2 * inside > u128::from(delta) * (slots.len() as u128 - 1);
+    dense.then(|| OddSetDensity {
+        slots,
+        inside: u64::try_from(inside).unwrap_or(u64::MAX),
+    })
+}
+
+/// The support graph on the slots up to the largest id with an edge (the
+/// slots above are isolated and never part of a dense set) and its weighted
+/// degrees; `None` when fewer than 3 slots remain or the ids would reach
+/// the `NONE` marker.
+fn support(n: usize, edges: &[(u32, u32, u64)]) -> Option<(Csr, Vec<u128>)> {
+    let used = edges
+        .iter()
+        .filter(|&&(a, b, m)| a != b && (a as usize) < n && (b as usize) < n && m > 0)
+        .map(|&(a, b, _)| a.max(b) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let n = n.min(used);
+    if n < 3 || n > NONE as usize {
+        return None;
+    }
+    let g = Csr::from_edges(n, edges);
+    let deg: Vec<u128> = (0..n)
+        .map(|v| g.nbrs(v).iter().map(|&(_, m)| m).sum())
+        .collect();
+    Some((g, deg))
+}
+
 /// The search ran out of time (between two max-flows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Expired;
@@ -189,23 +226,10 @@ fn search(
         best: None,
         complete: true,
     };
-    // Slots above the largest id that has an edge are isolated and never
-    // part of a dense set: leave them out.
-    let used = edges
-        .iter()
-        .filter(|&&(a, b, m)| a != b && (a as usize) < n && (b as usize) < n && m > 0)
-        .map(|&(a, b, _)| a.max(b) as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let n = n.min(used);
-    // Ids must stay below the `NONE` marker.
-    if n < 3 || n > NONE as usize {
+    let Some((g, deg)) = support(n, edges) else {
         return none;
-    }
-    let g = Csr::from_edges(n, edges);
-    let deg: Vec<u128> = (0..n)
-        .map(|v| g.nbrs(v).iter().map(|&(_, m)| m).sum())
-        .collect();
+    };
+    let n = g.n();
     let dmax = deg.iter().copied().max().unwrap_or(0);
     let lambda0 = u128::from(delta).max(dmax);
     // Gamma <= Delta * |S| / (|S| - 1) <= 3/2 Delta: nothing can beat lambda0.

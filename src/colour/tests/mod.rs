@@ -162,3 +162,21 @@ pub fn random_graph(rng: &mut TestRng, n: u32, p_num: u64, maxm: u64) -> Edges {
     }
     e
 }
+
+/// A partial start with clashing or out-of-palette colours is repaired, not
+/// trusted: the result is a proper colouring of every chunk.
+#[test]
+fn kempe_from_a_bad_start_is_still_proper() {
+    use super::kempe::colour_chunks_from;
+    // K4 with one chunk per pair, 3 colours; the start clashes at slot 0.
+    let chunks = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    let start = [0, 0, 7, u32::MAX, 1, 2];
+    let k = colour_chunks_from(4, &chunks, 3, &start, 10_000, 1);
+    assert_eq!(k.colours, 3);
+    for (i, &(a, b)) in chunks.iter().enumerate() {
+        for (j, &(c, d)) in chunks.iter().enumerate().skip(i + 1) {
+            let share = a == c || a == d || b == c || b == d;
+            assert!(!share || k.colour[i] != k.colour[j], "{i} {j}");
+        }
+    }
+}
