@@ -4,11 +4,11 @@
 //! 0. structural colouring (paths, cycles, uniform complete components; exact,
 //!    see `structure`): when it applies, nothing else runs;
 //! 1. compact greedy (always; the fallback);
-//! 1b. backbone: when the pairs of high multiplicity form paths, cycles or
-//!    uniform complete components, they are coloured by structure with at
-//!    most `LB` colours and the Kempe search places the remaining chunks from
-//!    there (a ring of heavy links with a few light chords reaches its bound
-//!    this way; colouring it from scratch does not);
+//! 1. (b) backbone: when the pairs of high multiplicity form paths, cycles
+//!    or uniform complete components, they are coloured by structure with at
+//!    most `LB` colours and the Kempe search places the remaining chunks
+//!    from there (a ring of heavy links with a few light chords reaches its
+//!    bound this way; colouring it from scratch does not);
 //! 2. Kempe search on chunks with `LB` colours, when multiplicities are low;
 //! 3. column generation + rounding + residual repair (multiplicity-independent);
 //! 4. Kempe on chunks as a fallback for high multiplicities that still fit;
@@ -212,6 +212,9 @@ fn gcd_phase(
     best.offer(scaled, "gcd_scaled");
 }
 
+/// Compact rounds `(repeat, edge ids)`.
+type Rounds = Vec<(u64, Vec<u32>)>;
+
 /// Phase 1b (module docs): heavy pairs (more than [`LOW_MULT`] chunks)
 /// coloured by structure, then every light chunk placed by the Kempe search
 /// with `lb` colours, which may recolour heavy chunks too.
@@ -248,7 +251,7 @@ fn backbone_rounds(
     edges: &[(u32, u32, u64)],
     mult: &[u64],
     lb: u64,
-) -> Option<(Vec<(u64, Vec<u32>)>, u64)> {
+) -> Option<(Rounds, u64)> {
     let heavy: Vec<usize> = (0..edges.len()).filter(|&e| mult[e] > LOW_MULT).collect();
     if heavy.is_empty() || heavy.len() == edges.len() {
         return None;
