@@ -8,29 +8,19 @@
 //! optimal by the degree witness). doc/performance.md has the figures and
 //! the whole-process timings.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
-use tickopt::gen::{generate, Family, GenSpec};
+use tickopt::gen::generate;
 use tickopt::instance::{Instance, Limits, Model};
 use tickopt::solve::Status;
 use tickopt::{solve_instance, SolveRequest};
 
 /// The MoE all-to-all of issue 15 under `model`.
 fn moe1024(model: Model) -> Instance {
-    let spec = GenSpec {
-        family: Family::Moe {
-            n: 1024,
-            experts_per_rank: 1,
-            tokens: 8192,
-            topk: 2,
-            zipf: 0.0,
-            token_bits: 12000,
-        },
-        mult: 1,
-        bw: 1024,
-        seed: 0,
-    };
+    let spec = common::moe_n1024_spec();
     let g = generate(&spec).expect("moe parameters are valid");
     Instance::new(model, g.slots, 65536, g.demands, &Limits::default()).expect("valid instance")
 }

@@ -7,6 +7,8 @@
 //! doc/performance.md has the figures and the
 //! command that reproduces them.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
@@ -110,19 +112,7 @@ fn bounds(c: &mut Criterion) {
 /// experts, 8192 tokens per rank: 1,047,552 rows, 15.5 MB), as `tickopt
 /// gen moe --n 1024 --zipf 0 --tokens 8192` writes it.
 fn moe_n1024_csv() -> Vec<u8> {
-    let spec = GenSpec {
-        family: Family::Moe {
-            n: 1024,
-            experts_per_rank: 1,
-            tokens: 8192,
-            topk: 2,
-            zipf: 0.0,
-            token_bits: 12000,
-        },
-        mult: 1,
-        bw: 1024,
-        seed: 0,
-    };
+    let spec = common::moe_n1024_spec();
     let mut csv = Vec::new();
     write_demands_csv(&generate(&spec).unwrap(), &mut csv).unwrap();
     csv

@@ -71,13 +71,9 @@ pub fn split_cost(edges: &[(u32, u32, u64)]) -> Option<u64> {
     (n as u64).checked_mul(delta)
 }
 
-/// `(N, Delta)`: vertices per side after dropping isolated slots and
-/// padding, and the maximum degree. `None` if a degree overflows u64 or
-/// there are too many edges for u32 ids.
-fn regular_size(edges: &[(u32, u32, u64)]) -> Option<(usize, u64)> {
-    if edges.len() >= NONE as usize / 2 {
-        return None;
-    }
+/// Weighted degrees of the left and the right ends, indexed by vertex id
+/// (both sides as long as the largest id); `None` if one overflows u64.
+fn side_degrees(edges: &[(u32, u32, u64)]) -> Option<(Vec<u64>, Vec<u64>)> {
     let slots = edges
         .iter()
         .map(|&(l, r, _)| l.max(r) as usize + 1)
@@ -89,6 +85,17 @@ fn regular_size(edges: &[(u32, u32, u64)]) -> Option<(usize, u64)> {
         out[l as usize] = out[l as usize].checked_add(m)?;
         inn[r as usize] = inn[r as usize].checked_add(m)?;
     }
+    Some((out, inn))
+}
+
+/// `(N, Delta)`: vertices per side after dropping isolated slots and
+/// padding, and the maximum degree. `None` if a degree overflows u64 or
+/// there are too many edges for u32 ids.
+fn regular_size(edges: &[(u32, u32, u64)]) -> Option<(usize, u64)> {
+    if edges.len() >= NONE as usize / 2 {
+        return None;
+    }
+    let (out, inn) = side_degrees(edges)?;
     let delta = out.iter().chain(&inn).copied().max().unwrap_or(0);
     let left = out.iter().filter(|&&d| d > 0).count();
     let right = inn.iter().filter(|&&d| d > 0).count();
@@ -123,17 +130,7 @@ fn colouring_with(
     if delta == 0 {
         return Some(rounds);
     }
-    let slots = edges
-        .iter()
-        .map(|&(l, r, _)| l.max(r) as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut out = vec![0u64; slots];
-    let mut inn = vec![0u64; slots];
-    for &(l, r, m) in edges {
-        out[l as usize] += m;
-        inn[r as usize] += m;
-    }
+    let (out, inn) = side_degrees(edges)?;
     // Compact ids in slot order (so rounds come out in edge-id order when
     // the edges are sorted by left end), padded to `n` per side.
     let compact = |deg: &[u64]| {
