@@ -40,9 +40,17 @@ pub(super) fn gusfield<C: Cap>(
         if let Some(th) = theta.filter(|&th| cap_s <= th) {
             let target = uf.find(t);
             let mut known = uf.find(s) == target;
-            // A flow to an adjacent parent is already local: no probe.
-            if !known && !net.neighbours(s).any(|y| y == t) {
-                let probe = net.neighbours(s).find(|&y| uf.find(y) == target);
+            // A flow to a parent joined to s by an arc holding a good share
+            // of s's singleton cut is local: no probe. A thin arc is not
+            // (typically the hub's, node 0, at a slot with a small slack:
+            // the flow then gathers lambda from slacks all along a long
+            // cycle, a Dinic phase per hop), so probe a neighbour already
+            // known to be connected to t at lambda instead.
+            let local = net
+                .arc_capacity(s, t)
+                .is_some_and(|c| c.widen().saturating_mul(LOCAL_SHARE) >= cap_s);
+            if !known && !local {
+                let probe = net.neighbours(s).find(|&y| y != t && uf.find(y) == target);
                 if let Some(y) = probe {
                     if net.max_flow(s, y).widen() >= th {
                         uf.union(s, y);
@@ -171,6 +179,10 @@ pub(super) struct Arc<C> {
 
 pub(super) const UNSEEN: u32 = u32::MAX;
 
+/// An arc holding at least 1/LOCAL_SHARE of a slot's singleton cut makes a
+/// flow along it local (see [`gusfield`]).
+const LOCAL_SHARE: u128 = 64;
+
 /// Plain Dinic phases before a max-flow switches to capacity scaling.
 const PLAIN_PHASES: u32 = 8;
 
@@ -247,6 +259,13 @@ impl<C: Cap> FlowNet<C> {
 
     pub(super) fn node_count(&self) -> usize {
         self.level.len()
+    }
+
+    /// Capacity of the arc `v -> w` before any flow, if there is one.
+    pub(super) fn arc_capacity(&self, v: usize, w: usize) -> Option<C> {
+        (self.start[v]..self.start[v + 1])
+            .find(|&a| self.arcs[a].to as usize == w)
+            .map(|a| self.cap0[a])
     }
 
     /// Neighbours of `v` (one entry per arc).
