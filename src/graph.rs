@@ -125,6 +125,12 @@ impl DemandGraph {
         }
     }
 
+    /// The undirected edges as `(a, b, chunks)`, the form the colouring and
+    /// odd-set code take.
+    pub fn edge_triples(&self) -> Vec<(u32, u32, u64)> {
+        self.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect()
+    }
+
     /// The maximum degree Delta and the lowest slot attaining it.
     pub fn max_degree(&self) -> (u64, Slot) {
         (0..self.slots as usize)

@@ -129,7 +129,7 @@ pub fn odd_set_bound(
     if inst.model != Model::Strict1 {
         return (None, true);
     }
-    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let edges = g.edge_triples();
     let delta = g.max_degree().0;
     let search = gamma::max_odd_density_until(inst.slots as usize, &edges, delta, deadline);
     let bound = search.best.map(odd_set_lower_bound);
@@ -148,7 +148,7 @@ pub fn quick_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
     if inst.model != Model::Strict1 || !inst.is_single_port() {
         return b;
     }
-    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let edges = g.edge_triples();
     let delta = g.max_degree().0;
     b.odd_set =
         gamma::quick_odd_density(inst.slots as usize, &edges, delta).map(odd_set_lower_bound);

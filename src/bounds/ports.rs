@@ -384,7 +384,7 @@ pub fn port_bounds(inst: &Instance, g: &DemandGraph, deadline: Option<Instant>) 
     let (mut odd_set, mut complete) = (None, true);
     if inst.model == Model::Strict1 {
         let ports: Vec<u32> = (0..inst.slots as usize).map(|v| inst.port(v)).collect();
-        let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+        let edges = g.edge_triples();
         let search = max_odd_port_density(&ports, &edges, deadline);
         complete = search.complete;
         if let Some(set) = search.best {

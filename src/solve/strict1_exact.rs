@@ -28,7 +28,7 @@ impl Solver for Strict1Exact {
         let t0 = Instant::now();
         debug_assert_eq!(inst.model, Model::Strict1);
         let g = DemandGraph::new(inst);
-        let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+        let edges = g.edge_triples();
         let input = ColourInput {
             n: inst.slots as usize,
             edges: &edges,
@@ -76,7 +76,7 @@ impl Solver for Strict1Exact {
 pub fn compact_greedy(inst: &Instance, bounds: &Bounds) -> Solution {
     let t0 = Instant::now();
     let g = DemandGraph::new(inst);
-    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let edges = g.edge_triples();
     let rounds = greedy_rounds(inst.slots as usize, &edges);
     let schedule = edge_rounds_to_schedule(&g.undirected, &rounds);
     let mut sol = Solution::from_schedule(

@@ -26,7 +26,7 @@ pub fn solve_by_structure(inst: &Instance, g: &DemandGraph) -> Option<Solution> 
         return None;
     }
     let t0 = Instant::now();
-    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let edges = g.edge_triples();
     let s = colour_by_structure(inst.slots as usize, &edges)?;
     let degree = degree_bound(inst, g);
     let odd_set = s.odd_set.map(|(slots, inside)| {
@@ -79,7 +79,7 @@ pub fn solve_by_backbone(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     }
     let t0 = Instant::now();
     let mut bounds = quick_bounds(inst, g);
-    let edges: Vec<(u32, u32, u64)> = g.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect();
+    let edges = g.edge_triples();
     let colouring = colour_backbone(&ColourInput {
         n: inst.slots as usize,
         edges: &edges,
