@@ -20,9 +20,15 @@
 //!    copy is left the halves are equal: one is coloured and each of its
 //!    colours repeated twice, so uniform high multiplicities cost nothing.
 //! 3. **Odd degree.** A `D`-regular bipartite multigraph with `D` odd has a
-//!    perfect matching (Hall); it is found by Hopcroft–Karp on the support,
-//!    emitted as one colour and removed, leaving `D - 1`.
+//!    perfect matching (Hall); it is found on the support by random walks,
+//!    finished by Hopcroft–Karp ([`matching`]), emitted as one colour and
+//!    removed, leaving `D - 1`.
 //! 4. Degree 1: the graph is a perfect matching, one colour.
+//!
+//! Once the multiplicities are small (at most [`FLAT_RATIO`] chunks per
+//! entry on average) the subgraphs move to a flat layout, one position per
+//! chunk by left vertex ([`flat`]): most of the time is spent there. The
+//! Euler partition itself is in [`trails`], the matchings in [`matching`].
 //!
 //! Each colour is a perfect matching of the regular graph; dropping the dummy
 //! edges leaves a matching of the input, so the colouring has exactly Delta
@@ -34,8 +40,9 @@
 //! perfect matchings one exhausted pair at a time (`solve::koenig`) when the
 //! multiplicities are small; the caller picks by [`split_cost`].
 //!
-//! Exact (Delta colours) and deterministic: no randomness, ties broken by
-//! vertex and edge order.
+//! Exact (Delta colours) and deterministic: the random walks use a fixed
+//! seed, ties are broken by vertex and edge order, and the halves coloured
+//! on other threads are appended in a fixed order.
 
 /// No edge / no vertex.
 const NONE: u32 = u32::MAX;
@@ -44,13 +51,15 @@ const NONE: u32 = u32::MAX;
 /// are coloured in parallel.
 const PARALLEL_ENTRIES: usize = 1 << 16;
 
-/// Default of [`Splitter::walk_budget_factor`].
-const WALK_BUDGET_FACTOR: u64 = 8;
+mod matching;
+mod flat;
+mod trails;
 
-/// Halves of a single copy in an Euler split.
-const UNUSED: u8 = 0;
-const FIRST: u8 = 1;
-const SECOND: u8 = 2;
+/// Chunks per entry up to which a subgraph moves to the flat layout of
+/// [`flat`] (parallel copies spelled out): a flat trail step costs a
+/// fraction of a weighted one, so spelling out a few copies pays.
+const FLAT_RATIO: u64 = 4;
+
 
 /// One edge of a (sub)multigraph: left and right vertex (compacted ids),
 /// multiplicity, and the caller's edge id (`NONE` for a dummy edge).
@@ -113,7 +122,7 @@ fn regular_size(edges: &[(u32, u32, u64)]) -> Option<(usize, u64)> {
 /// more than 2^40 chunks (multiplicities that large belong to the
 /// multiplicity-independent peeling of `solve::koenig`).
 pub fn euler_split_colouring(edges: &[(u32, u32, u64)]) -> Option<Vec<(u64, Vec<u32>)>> {
-    colouring_with(edges, WALK_BUDGET_FACTOR)
+    colouring_with(edges, matching::WALK_BUDGET_FACTOR)
 }
 
 /// [`euler_split_colouring`] with a random-walk budget (0: the matchings
@@ -184,8 +193,10 @@ fn colouring_with(
         def_l[i] -= m;
         def_r[j] -= m;
     }
-    let mut s = Splitter::new(n);
-    s.walk_budget_factor = walk_budget_factor;
+    // By left vertex (stable; the input usually is, the dummies are not):
+    // the splits pair the single copies of a vertex as neighbours.
+    g.sort_by_key(|e| e.l);
+    let mut s = Splitter::new(n, walk_budget_factor);
     s.colour(g, delta as u32, 1, &mut rounds);
     Some(rounds)
 }
@@ -193,60 +204,48 @@ fn colouring_with(
 /// Scratch space shared by every level of the recursion.
 struct Splitter {
     n: usize,
-    // Euler partition of the single copies (odd multiplicities).
-    /// Entry index of each single copy.
-    odd: Vec<u32>,
-    /// Partner of each single copy at its left end and at its right end.
-    link: Vec<[u32; 2]>,
-    /// Single copy waiting for a partner at each left / right vertex.
-    pend_l: Vec<u32>,
+    // Euler partition of the single copies (see [`trails`]).
+    /// Single copy waiting for a partner at each right vertex.
     pend_r: Vec<u32>,
-    /// Half of each single copy: `UNUSED` until its trail reaches it.
+    /// Partner of each single copy at its right end.
+    pair: Vec<u32>,
+    /// Half of each single copy.
     half: Vec<u8>,
-    // Hopcroft–Karp.
-    lstart: Vec<u32>,
-    ladj: Vec<u32>,
-    match_l: Vec<u32>,
-    match_r: Vec<u32>,
-    dist: Vec<u32>,
-    it: Vec<u32>,
-    queue: Vec<u32>,
-    stack: Vec<u32>,
-    /// Random walks: edge chosen at each step, position of each left
-    /// vertex on the walk (`NONE` if absent).
-    chosen: Vec<u32>,
-    stamp: Vec<u32>,
+    /// Next free position per left vertex while laying out a flat graph.
+    fill: Vec<u32>,
+    /// Perfect matchings at odd degrees.
+    matcher: matching::Matcher,
+    /// Right end and entry index per row position of a weighted graph
+    /// handed to the matcher.
+    rows_right: Vec<u32>,
+    rows_entry: Vec<u32>,
     // One round, indexed by left vertex.
     slot_round: Vec<u32>,
-    /// Entry lists to reuse.
+    /// Entry lists and flat-graph arrays to reuse.
     pool: Vec<Vec<Entry>>,
-    /// Random-walk steps allowed per vertex and edge of a matching's graph
-    /// before Hopcroft–Karp takes over (tests set 0 to run it alone).
-    walk_budget_factor: u64,
+    pool_u32: Vec<Vec<u32>>,
+    /// Recursion levels below this one that may still hand a half to
+    /// another thread.
+    forks_left: u32,
 }
 
 impl Splitter {
-    fn new(n: usize) -> Self {
+    fn new(n: usize, walk_budget_factor: u64) -> Self {
+        let mut matcher = matching::Matcher::new(n);
+        matcher.walk_budget_factor = walk_budget_factor;
         Splitter {
             n,
-            odd: Vec::new(),
-            link: Vec::new(),
-            pend_l: vec![NONE; n],
             pend_r: vec![NONE; n],
             half: Vec::new(),
-            lstart: vec![0; n + 1],
-            ladj: Vec::new(),
-            match_l: vec![NONE; n],
-            match_r: vec![NONE; n],
-            dist: vec![0; n],
-            it: vec![0; n],
-            queue: Vec::with_capacity(n),
-            stack: Vec::new(),
-            chosen: Vec::new(),
-            stamp: vec![NONE; n],
+            pair: Vec::new(),
+            fill: Vec::with_capacity(n),
+            matcher,
+            rows_right: Vec::new(),
+            rows_entry: Vec::new(),
             slot_round: vec![NONE; n],
             pool: Vec::new(),
-            walk_budget_factor: WALK_BUDGET_FACTOR,
+            pool_u32: Vec::new(),
+            forks_left: rayon::current_num_threads().next_power_of_two().trailing_zeros() + 1,
         }
     }
 
@@ -265,7 +264,8 @@ impl Splitter {
     }
 
     /// Colours the `d`-regular multigraph `g` with `d` colours, each
-    /// emitted `factor` times.
+    /// emitted `factor` times; once the multiplicities are small the flat
+    /// layout of [`flat`] takes over.
     fn colour(
         &mut self,
         mut g: Vec<Entry>,
@@ -276,29 +276,27 @@ impl Splitter {
         if d == 0 {
             return;
         }
-        if d == 1 {
-            // `g` is a perfect matching.
-            self.slot_round.fill(NONE);
-            for e in &g {
-                debug_assert_eq!(e.mult, 1);
-                self.slot_round[e.l as usize] = e.id;
-            }
-            emit(rounds, factor, &self.slot_round);
+        // Flat when the copies are few, and some are single (all even:
+        // the halves are equal, the next split is free). Positions are u32
+        // (and `NONE` is not one).
+        let chunks: u64 = g.iter().map(|e| e.mult as u64).sum();
+        let single = g.iter().any(|e| e.mult & 1 == 1);
+        if single && chunks <= FLAT_RATIO * g.len() as u64 && chunks < u64::from(NONE / 2) {
+            let s = self.lay_out_flat(&g, d);
             self.give(g);
-            return;
+            return self.colour_flat(s, factor, rounds);
         }
         let mut d = d;
         if d % 2 == 1 {
-            self.perfect_matching(&g);
+            self.weighted_matching_rows(&g);
+            self.matcher.perfect_matching(&self.rows_right);
             self.slot_round.fill(NONE);
-            for &e in &self.match_l {
-                self.slot_round[g[e as usize].l as usize] = g[e as usize].id;
+            for &p in &self.matcher.match_l {
+                let e = &mut g[self.rows_entry[p as usize] as usize];
+                self.slot_round[e.l as usize] = e.id;
+                e.mult -= 1;
             }
             emit(rounds, factor, &self.slot_round);
-            for u in 0..self.n {
-                let e = self.match_l[u] as usize;
-                g[e].mult -= 1;
-            }
             g.retain(|e| e.mult > 0);
             d -= 1;
         }
@@ -306,61 +304,85 @@ impl Splitter {
         self.give(g);
         match g2 {
             None => self.colour(g1, d / 2, 2 * factor, rounds),
-            Some(g2) if g1.len() + g2.len() >= PARALLEL_ENTRIES => {
-                // The halves are independent: colour them on two threads,
-                // the second into its own list, appended in order (the
-                // output does not depend on the thread count).
-                let n = self.n;
-                let mut second = Vec::new();
-                rayon::join(
-                    || self.colour(g1, d / 2, factor, rounds),
-                    || Splitter::new(n).colour(g2, d / 2, factor, &mut second),
-                );
-                for (repeat, ids) in second {
-                    push_round(rounds, repeat, ids);
-                }
-            }
             Some(g2) => {
-                self.colour(g1, d / 2, factor, rounds);
-                self.colour(g2, d / 2, factor, rounds);
+                let entries = g1.len() + g2.len();
+                self.colour_halves(g1, g2, entries, rounds, |s, g, out| {
+                    s.colour(g, d / 2, factor, out)
+                });
             }
+        }
+    }
+
+    /// Colours the two halves of a split with `colour`, the first's rounds
+    /// first. Large halves near the top of the recursion go to two threads
+    /// (the second into its own list, appended after: the output does not
+    /// depend on the thread count); the halves have equal sizes, so forking
+    /// the top `log2(threads) + 1` levels keeps every thread busy, and
+    /// deeper levels reuse this thread's scratch space.
+    fn colour_halves<G: Send>(
+        &mut self,
+        g1: G,
+        g2: G,
+        entries: usize,
+        rounds: &mut Vec<(u64, Vec<u32>)>,
+        colour: impl Fn(&mut Splitter, G, &mut Vec<(u64, Vec<u32>)>) + Sync,
+    ) {
+        if self.forks_left == 0 || entries < PARALLEL_ENTRIES {
+            colour(self, g1, rounds);
+            colour(self, g2, rounds);
+            return;
+        }
+        self.forks_left -= 1;
+        let mut other = Splitter::new(self.n, self.matcher.walk_budget_factor);
+        other.forks_left = self.forks_left;
+        let mut second = Vec::new();
+        rayon::join(
+            || colour(self, g1, rounds),
+            || colour(&mut other, g2, &mut second),
+        );
+        self.forks_left += 1;
+        for (repeat, ids) in second {
+            push_round(rounds, repeat, ids);
+        }
+    }
+
+    /// Lays the support of `g` out in rows by left vertex for the matcher
+    /// (`rows_right`, and `rows_entry` back to `g`).
+    fn weighted_matching_rows(&mut self, g: &[Entry]) {
+        let n = self.n;
+        let start = &mut self.matcher.start;
+        start.clear();
+        start.resize(n + 1, 0);
+        for e in g {
+            start[e.l as usize + 1] += 1;
+        }
+        for u in 0..n {
+            start[u + 1] += start[u];
+        }
+        self.fill.clear();
+        self.fill.extend_from_slice(&start[..n]);
+        self.rows_right.clear();
+        self.rows_right.resize(g.len(), 0);
+        self.rows_entry.clear();
+        self.rows_entry.resize(g.len(), 0);
+        for (k, e) in g.iter().enumerate() {
+            let p = &mut self.fill[e.l as usize];
+            self.rows_right[*p as usize] = e.r;
+            self.rows_entry[*p as usize] = k as u32;
+            *p += 1;
         }
     }
 
     /// Euler split of a regular multigraph of even degree into two halves of
     /// half the degree; `None` for the second when the halves are equal.
     ///
-    /// The single copies (odd multiplicities) are paired at every vertex,
-    /// in entry order (every such degree is even); the pairs at left and
-    /// at right vertices chain the copies into closed trails that alternate
-    /// a left link and a right link, and colouring each trail alternately
-    /// puts the two copies of every pair in different halves. This is the
-    /// Euler partition without building adjacency lists: two sequential
-    /// passes and one walk over `2 x copies` links.
+    /// An edge of multiplicity `m` gives `floor(m / 2)` copies to each half;
+    /// the single copies left (odd multiplicities) are split by the trails
+    /// of [`trails`]. The entries are sorted by left vertex, so the single
+    /// copies of a vertex are consecutive (and even in number).
     fn split(&mut self, g: &[Entry]) -> (Vec<Entry>, Option<Vec<Entry>>) {
-        self.odd.clear();
-        self.link.clear();
-        for (k, e) in g.iter().enumerate() {
-            if e.mult & 1 == 0 {
-                continue;
-            }
-            let h = self.odd.len() as u32;
-            self.odd.push(k as u32);
-            self.link.push([NONE; 2]);
-            for (side, pend) in [
-                (0, &mut self.pend_l[e.l as usize]),
-                (1, &mut self.pend_r[e.r as usize]),
-            ] {
-                if *pend == NONE {
-                    *pend = h;
-                } else {
-                    self.link[h as usize][side] = *pend;
-                    self.link[*pend as usize][side] = h;
-                    *pend = NONE;
-                }
-            }
-        }
-        if self.odd.is_empty() {
+        self.pair_by_right(g.iter().filter(|e| e.mult & 1 == 1).map(|e| e.r));
+        if self.pair.is_empty() {
             let mut half = self.take(g.len());
             half.extend(g.iter().map(|e| Entry {
                 mult: e.mult / 2,
@@ -368,32 +390,14 @@ impl Splitter {
             }));
             return (half, None);
         }
-        debug_assert!(self.pend_l.iter().chain(&self.pend_r).all(|&p| p == NONE));
-        self.half.clear();
-        self.half.resize(self.odd.len(), UNUSED);
-        for start in 0..self.odd.len() as u32 {
-            if self.half[start as usize] != UNUSED {
-                continue;
-            }
-            let mut h = start;
-            loop {
-                self.half[h as usize] = FIRST;
-                let t = self.link[h as usize][1];
-                self.half[t as usize] = SECOND;
-                h = self.link[t as usize][0];
-                if h == start {
-                    break;
-                }
-            }
-        }
+        self.walk_trails();
         let mut g1 = self.take(g.len());
         let mut g2 = self.take(g.len());
         let mut h = 0;
-        for (k, e) in g.iter().enumerate() {
+        for e in g {
             let (mut m1, mut m2) = (e.mult / 2, e.mult / 2);
             if e.mult & 1 == 1 {
-                debug_assert_eq!(self.odd[h] as usize, k);
-                if self.half[h] == SECOND {
+                if self.half[h] == trails::SECOND {
                     m2 += 1;
                 } else {
                     m1 += 1;
@@ -408,199 +412,6 @@ impl Splitter {
             }
         }
         (g1, Some(g2))
-    }
-
-    /// Hopcroft–Karp on the support of the regular multigraph `g`: leaves in
-    /// `match_l[u]` the index in `g` of the edge matched at left vertex `u`.
-    /// A regular bipartite multigraph has a perfect matching, so every left
-    /// vertex ends matched.
-    fn perfect_matching(&mut self, g: &[Entry]) {
-        let n = self.n;
-        self.lstart.fill(0);
-        for e in g {
-            self.lstart[e.l as usize + 1] += 1;
-        }
-        for u in 0..n {
-            self.lstart[u + 1] += self.lstart[u];
-        }
-        self.it.copy_from_slice(&self.lstart[..n]);
-        self.ladj.clear();
-        self.ladj.resize(g.len(), 0);
-        for (k, e) in g.iter().enumerate() {
-            self.ladj[self.it[e.l as usize] as usize] = k as u32;
-            self.it[e.l as usize] += 1;
-        }
-        self.match_l.fill(NONE);
-        self.match_r.fill(NONE);
-        // Greedy start.
-        let mut free = 0;
-        for u in 0..n {
-            for p in self.lstart[u]..self.lstart[u + 1] {
-                let k = self.ladj[p as usize];
-                let r = g[k as usize].r as usize;
-                if self.match_r[r] == NONE {
-                    self.match_r[r] = u as u32;
-                    self.match_l[u] = k;
-                    break;
-                }
-            }
-            if self.match_l[u] == NONE {
-                free += 1;
-            }
-        }
-        if free > 0 {
-            free = self.random_walks(g, free);
-        }
-        while free > 0 {
-            // BFS layers from the free left vertices.
-            self.queue.clear();
-            for u in 0..n {
-                if self.match_l[u] == NONE {
-                    self.dist[u] = 0;
-                    self.queue.push(u as u32);
-                } else {
-                    self.dist[u] = NONE;
-                }
-            }
-            // Stops after the first layer that reaches a free right vertex
-            // (`limit`): the DFS below then follows shortest paths only.
-            let mut head = 0;
-            let mut limit = NONE;
-            while head < self.queue.len() {
-                let u = self.queue[head] as usize;
-                head += 1;
-                if self.dist[u] >= limit {
-                    break;
-                }
-                for p in self.lstart[u]..self.lstart[u + 1] {
-                    let r = g[self.ladj[p as usize] as usize].r as usize;
-                    let w = self.match_r[r];
-                    if w == NONE {
-                        limit = self.dist[u] + 1;
-                    } else if self.dist[w as usize] == NONE {
-                        self.dist[w as usize] = self.dist[u] + 1;
-                        self.queue.push(w);
-                    }
-                }
-            }
-            assert!(
-                limit != NONE,
-                "a regular bipartite multigraph has a perfect matching"
-            );
-            // Layered augmenting paths, by an explicit-stack DFS.
-            self.it.copy_from_slice(&self.lstart[..n]);
-            for root in 0..n {
-                if self.match_l[root] != NONE {
-                    continue;
-                }
-                self.stack.clear();
-                self.stack.push(root as u32);
-                while let Some(&u) = self.stack.last() {
-                    let u = u as usize;
-                    if self.it[u] == self.lstart[u + 1] {
-                        self.dist[u] = NONE;
-                        self.stack.pop();
-                        continue;
-                    }
-                    let k = self.ladj[self.it[u] as usize];
-                    let r = g[k as usize].r as usize;
-                    let w = self.match_r[r];
-                    if w == NONE {
-                        // Flip the path root -> ... -> u -> r.
-                        for &x in &self.stack {
-                            let k = self.ladj[self.it[x as usize] as usize];
-                            self.match_l[x as usize] = k;
-                            self.match_r[g[k as usize].r as usize] = x;
-                        }
-                        free -= 1;
-                        break;
-                    }
-                    if self.dist[w as usize] == self.dist[u] + 1 && self.dist[w as usize] < limit {
-                        self.stack.push(w);
-                    } else {
-                        self.it[u] += 1;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Augments the matching by truncated random walks (Goel, Kapralov and
-    /// Khanna 2010, "Perfect matchings in O(n log n) time in regular
-    /// bipartite graphs"): from a free left vertex, follow a random
-    /// unmatched edge to its right end, then that vertex's matched edge
-    /// back to the left, until a free right vertex is reached; cycles are
-    /// cut off the path as they close. In a regular graph with `k` free
-    /// vertices a walk takes O(n / k) expected steps, so the walks cost
-    /// O(n log n) in all. The seed is fixed, so the result is
-    /// deterministic. Walks stop after a total step budget of a few times
-    /// the graph's size (then Hopcroft–Karp finishes, keeping the worst
-    /// case bounded); returns the number of left vertices still free.
-    fn random_walks(&mut self, g: &[Entry], mut free: usize) -> usize {
-        let n = self.n;
-        let mut budget = self.walk_budget_factor * (n + g.len()) as u64;
-        let mut rng =
-            0x9e37_79b9_7f4a_7c15u64 ^ (g.len() as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let mut next = move || {
-            // xorshift64*
-            rng ^= rng >> 12;
-            rng ^= rng << 25;
-            rng ^= rng >> 27;
-            rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
-        self.stamp.fill(NONE);
-        for root in 0..n {
-            if self.match_l[root] != NONE {
-                continue;
-            }
-            self.stack.clear();
-            self.chosen.clear();
-            self.stack.push(root as u32);
-            self.stamp[root] = 0;
-            loop {
-                if budget == 0 {
-                    for &x in &self.stack {
-                        self.stamp[x as usize] = NONE;
-                    }
-                    return free;
-                }
-                budget -= 1;
-                let u = *self.stack.last().expect("the walk is never empty") as usize;
-                let (lo, hi) = (self.lstart[u], self.lstart[u + 1]);
-                let k = loop {
-                    let p = lo + (((next() >> 32) * (hi - lo) as u64) >> 32) as u32;
-                    let k = self.ladj[p as usize];
-                    if k != self.match_l[u] {
-                        break k;
-                    }
-                };
-                self.chosen.push(k);
-                let w = self.match_r[g[k as usize].r as usize];
-                if w == NONE {
-                    for (i, &x) in self.stack.iter().enumerate() {
-                        let k = self.chosen[i];
-                        self.match_l[x as usize] = k;
-                        self.match_r[g[k as usize].r as usize] = x;
-                        self.stamp[x as usize] = NONE;
-                    }
-                    free -= 1;
-                    break;
-                }
-                let at = self.stamp[w as usize];
-                if at == NONE {
-                    self.stamp[w as usize] = self.stack.len() as u32;
-                    self.stack.push(w);
-                } else {
-                    // A cycle closed at `w`: cut it off, walk on from `w`.
-                    for &x in &self.stack[at as usize + 1..] {
-                        self.stamp[x as usize] = NONE;
-                    }
-                    self.stack.truncate(at as usize + 1);
-                    self.chosen.truncate(at as usize);
-                }
-            }
-        }
-        free
     }
 }
 
