@@ -24,8 +24,10 @@
 
 use crate::instance::{Instance, Model};
 use crate::schedule::{Expansion, Schedule};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Error classes, named as copyspace-guard names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -483,10 +485,9 @@ impl<'a> TickValidator<'a> {
 pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
     let mut v = TickValidator::new(inst);
     let mut tick0: u64 = 0;
-    let mut sent = vec![0u64; inst.demands().len()];
+    let (clean, mut sent) = clean_rounds(inst, schedule);
     let demands = inst.demands();
     let mut raw: Vec<RawChunk> = Vec::new();
-    let mut fast = CleanRound::new(inst);
     for (ri, round) in schedule.rounds.iter().enumerate() {
         // Ticks of all rounds so far, checked: sent[i] <= tick0, so no
         // per-demand count can overflow once this one does not.
@@ -504,15 +505,8 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
             ));
             continue;
         }
-        // Fast path (issue 15, a million chunks per schedule): a one-port
-        // round whose demands are in range and touch each slot (STRICT1) or
-        // each sender and receiver (READ1_WRITE1) once is a valid tick, and
-        // only its coverage counts; anything else takes the general path
-        // below, which words the errors.
-        if fast.round_is_clean(inst, ri, &round.demands) {
-            for &di in &round.demands {
-                sent[di as usize] += round.repeat;
-            }
+        // Fast path: a clean round's coverage is already counted.
+        if clean[ri] {
             tick0 = next_tick0;
             continue;
         }
@@ -564,6 +558,50 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
     // On overflow: the ticks of the rounds before the one that overflowed.
     v.ticks = tick0;
     v.finish()
+}
+
+/// The fast path of [`validate_compact`] (issue 15, millions of chunks
+/// per schedule), on all threads: a one-port round whose demands are in
+/// range and touch each slot (STRICT1) or each sender and receiver
+/// (READ1_WRITE1) once is a valid tick, and only its coverage counts.
+/// Returns which rounds are clean (among those before the tick count
+/// overflows, with a non-zero repeat) and the chunks they send per demand;
+/// every other round takes the general path, which words the errors. Sums
+/// commute, so the result does not depend on the threads.
+fn clean_rounds(inst: &Instance, schedule: &Schedule) -> (Vec<bool>, Vec<u64>) {
+    let rounds = &schedule.rounds;
+    let mut counted = rounds.len();
+    let mut ticks: u64 = 0;
+    for (ri, round) in rounds.iter().enumerate() {
+        match ticks.checked_add(round.repeat) {
+            Some(t) => ticks = t,
+            None => {
+                counted = ri;
+                break;
+            }
+        }
+    }
+    let sent: Vec<AtomicU64> = (0..inst.demands().len())
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    let mut clean = vec![false; rounds.len()];
+    clean[..counted]
+        .par_iter_mut()
+        .zip(&rounds[..counted])
+        .enumerate()
+        .with_min_len(16)
+        .for_each_init(
+            || CleanRound::new(inst),
+            |fast, (ri, (is_clean, round))| {
+                if round.repeat > 0 && fast.round_is_clean(inst, ri, &round.demands) {
+                    for &di in &round.demands {
+                        sent[di as usize].fetch_add(round.repeat, Ordering::Relaxed);
+                    }
+                    *is_clean = true;
+                }
+            },
+        );
+    (clean, sent.into_iter().map(AtomicU64::into_inner).collect())
 }
 
 /// The fast check of [`validate_compact`]: slot stamps per round.

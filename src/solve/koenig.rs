@@ -43,8 +43,9 @@ impl Solver for Koenig {
     /// both give Delta ticks. The solution names the method used.
     fn solve(&self, inst: &Instance, bounds: &Bounds, _opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
-        let (schedule, name) = match prefers_euler_split(inst)
-            .then(|| euler_split_schedule(inst))
+        let edges = bipartite_edges(inst);
+        let (schedule, name) = match split_preferred(inst, &edges)
+            .then(|| split_schedule(&edges))
             .flatten()
         {
             Some(s) => (s, "euler_split"),
@@ -66,8 +67,13 @@ pub const SPLIT_CHUNKS_PER_PAIR: u64 = 8;
 /// `inst`: its regularised chunk count (slots with chunks x Delta) is at
 /// most [`SPLIT_CHUNKS_PER_PAIR`] per pair.
 pub fn prefers_euler_split(inst: &Instance) -> bool {
+    split_preferred(inst, &bipartite_edges(inst))
+}
+
+/// [`prefers_euler_split`] given the instance's [`bipartite_edges`].
+fn split_preferred(inst: &Instance, edges: &[(u32, u32, u64)]) -> bool {
     let pairs = inst.demands().len() as u64 + inst.slots as u64;
-    crate::colour::bipartite_split::split_cost(&bipartite_edges(inst))
+    crate::colour::bipartite_split::split_cost(edges)
         .is_some_and(|c| c <= pairs.saturating_mul(SPLIT_CHUNKS_PER_PAIR))
 }
 
@@ -84,7 +90,12 @@ fn bipartite_edges(inst: &Instance) -> Vec<(u32, u32, u64)> {
 /// ([`crate::colour::bipartite_split`]); `None` when the multiplicities are
 /// too large for it (then [`koenig_schedule`] applies).
 pub fn euler_split_schedule(inst: &Instance) -> Option<Schedule> {
-    let rounds = crate::colour::bipartite_split::euler_split_colouring(&bipartite_edges(inst))?;
+    split_schedule(&bipartite_edges(inst))
+}
+
+/// [`euler_split_schedule`] given the instance's [`bipartite_edges`].
+fn split_schedule(edges: &[(u32, u32, u64)]) -> Option<Schedule> {
+    let rounds = crate::colour::bipartite_split::euler_split_colouring(edges)?;
     let mut schedule = Schedule::new();
     for (repeat, demands) in rounds {
         schedule.push(repeat, demands);
