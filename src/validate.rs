@@ -15,7 +15,9 @@
 //! [`TickValidator`] consumes ticks one at a time (memory: O(slots +
 //! demands)), so expanded schedules of any length stream through it;
 //! [`validate_compact`] checks a compact schedule round by round without
-//! expanding it, which is what the solvers' outputs go through.
+//! expanding it, which is what the solvers' outputs go through (the
+//! one-port rounds that are plainly valid are recognised on all threads
+//! first; every other round is checked in order).
 //!
 //! Every count (ticks, chunks per demand, bits) is checked: a sum that
 //! would overflow is a `STRUCT` error, never a saturated number that
@@ -489,8 +491,9 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
     let demands = inst.demands();
     let mut raw: Vec<RawChunk> = Vec::new();
     for (ri, round) in schedule.rounds.iter().enumerate() {
-        // Ticks of all rounds so far, checked: sent[i] <= tick0, so no
-        // per-demand count can overflow once this one does not.
+        // Ticks of all rounds so far, checked (a clean round sends a demand
+        // once, so its counts stay within the ticks; other rounds' counts
+        // are checked below).
         let Some(next_tick0) = tick0.checked_add(round.repeat) else {
             v.overflow(&format!(
                 "round {ri}: tick count {tick0} + repeat {}",
@@ -540,9 +543,19 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
             v.scheduled[i] = scheduled_before[k];
         }
         if v.total_errors == errors_before {
+            // Chunks sent[i] .. sent[i]+repeat of demand i; with more than
+            // one port a demand can be in a round twice, so the sum may
+            // pass the tick count: checked.
+            let mut overflow = None;
             for &i in &ok_idx {
-                // Chunks sent[i] .. sent[i]+repeat of demand i.
-                sent[i] += round.repeat;
+                match sent[i].checked_add(round.repeat) {
+                    Some(to) => sent[i] = to,
+                    None => overflow = Some(i),
+                }
+            }
+            if let Some(i) = overflow {
+                v.overflow(&format!("round {ri}: chunks sent of demand {i}"));
+                break;
             }
         }
         tick0 = next_tick0;
@@ -570,6 +583,9 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
 /// commute, so the result does not depend on the threads.
 fn clean_rounds(inst: &Instance, schedule: &Schedule) -> (Vec<bool>, Vec<u64>) {
     let rounds = &schedule.rounds;
+    if !inst.is_single_port() {
+        return (vec![false; rounds.len()], vec![0; inst.demands().len()]);
+    }
     let mut counted = rounds.len();
     let mut ticks: u64 = 0;
     for (ri, round) in rounds.iter().enumerate() {

@@ -609,3 +609,37 @@ fn cpu_executor_replays_multiport_schedules() {
         }
     }
 }
+
+/// With two ports a demand may be sent twice in one round, so its chunk
+/// count can pass the tick count: a doctored compact schedule whose count
+/// would wrap around u64 (back to the one chunk the demand has) is refused
+/// as an overflow, not passed.
+#[test]
+fn compact_chunk_counts_that_would_wrap_are_refused() {
+    let inst = Instance::new_multiport(
+        Model::Read1Write1,
+        2,
+        100,
+        [(
+            Demand {
+                src: 0,
+                dst: 1,
+                bits: 100,
+            },
+            None,
+        )],
+        Ports::Uniform(2),
+        &Limits::default(),
+    )
+    .unwrap();
+    let mut doctored = tickopt::schedule::Schedule::new();
+    doctored.push(1 << 63, vec![0, 0]);
+    doctored.push(1, vec![0]);
+    let report = validate_compact(&inst, &doctored);
+    assert!(!report.passed(), "{}", report.one_line());
+    assert!(
+        report.one_line().contains("overflows"),
+        "{}",
+        report.one_line()
+    );
+}

@@ -16,11 +16,11 @@ use super::{emit, Splitter, NONE};
 /// A `d`-regular bipartite multigraph, one position per chunk, `d`
 /// positions per left vertex.
 pub(super) struct Flat {
-    pub d: u32,
+    d: u32,
     /// Right end at each position.
-    pub right: Vec<u32>,
+    right: Vec<u32>,
     /// Edge id at each position (`NONE` for a dummy edge).
-    pub id: Vec<u32>,
+    id: Vec<u32>,
 }
 
 impl Splitter {
@@ -88,7 +88,12 @@ impl Splitter {
             h.id.resize(len / 2, NONE);
         }
         // Pairs `(2i, 2i + 1)` send one position to each half.
-        for (i, (r, id)) in g.right.chunks_exact(2).zip(g.id.chunks_exact(2)).enumerate() {
+        for (i, (r, id)) in g
+            .right
+            .chunks_exact(2)
+            .zip(g.id.chunks_exact(2))
+            .enumerate()
+        {
             let (first, second) = if self.half[2 * i] == FIRST {
                 ((r[0], id[0]), (r[1], id[1]))
             } else {

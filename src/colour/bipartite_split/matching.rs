@@ -18,9 +18,9 @@ pub(super) const WALK_BUDGET_FACTOR: u64 = 8;
 pub(super) struct Matcher {
     n: usize,
     /// Row starts (`n + 1` entries); the caller fills them.
-    pub start: Vec<u32>,
+    pub(super) start: Vec<u32>,
     /// Position matched at each left vertex, after [`Matcher::perfect_matching`].
-    pub match_l: Vec<u32>,
+    pub(super) match_l: Vec<u32>,
     /// Left vertex matched at each right vertex.
     match_r: Vec<u32>,
     dist: Vec<u32>,
@@ -33,7 +33,7 @@ pub(super) struct Matcher {
     stamp: Vec<u32>,
     /// Random-walk steps allowed per vertex and edge before Hopcroft–Karp
     /// takes over (tests set 0 to run it alone).
-    pub walk_budget_factor: u64,
+    pub(super) walk_budget_factor: u64,
 }
 
 impl Matcher {

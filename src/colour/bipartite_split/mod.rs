@@ -20,15 +20,17 @@
 //!    copy is left the halves are equal: one is coloured and each of its
 //!    colours repeated twice, so uniform high multiplicities cost nothing.
 //! 3. **Odd degree.** A `D`-regular bipartite multigraph with `D` odd has a
-//!    perfect matching (Hall); it is found on the support by random walks,
-//!    finished by Hopcroft–Karp ([`matching`]), emitted as one colour and
-//!    removed, leaving `D - 1`.
+//!    perfect matching (Hall); it is found by random walks, finished by
+//!    Hopcroft–Karp (module `matching`, on the support of a weighted graph
+//!    or the positions of a flat one), emitted as one colour and removed,
+//!    leaving `D - 1`.
 //! 4. Degree 1: the graph is a perfect matching, one colour.
 //!
-//! Once the multiplicities are small (at most [`FLAT_RATIO`] chunks per
-//! entry on average) the subgraphs move to a flat layout, one position per
-//! chunk by left vertex ([`flat`]): most of the time is spent there. The
-//! Euler partition itself is in [`trails`], the matchings in [`matching`].
+//! Once the multiplicities are small (at most `FLAT_RATIO` chunks per
+//! entry on average, some of them odd, and fewer than 2^31 chunks) the
+//! subgraphs move to a flat layout, one position per chunk by left vertex
+//! (module `flat`): most of the time is spent there. The Euler partition
+//! itself is in module `trails`, the matchings in module `matching`.
 //!
 //! Each colour is a perfect matching of the regular graph; dropping the dummy
 //! edges leaves a matching of the input, so the colouring has exactly Delta
@@ -47,19 +49,19 @@
 /// No edge / no vertex.
 const NONE: u32 = u32::MAX;
 
-/// Entries (both halves together) from which the two halves of a split
-/// are coloured in parallel.
+/// Entries or flat positions (both halves together) from which the two
+/// halves of a split may be coloured in parallel (see
+/// `Splitter::colour_halves`: only near the top of the recursion).
 const PARALLEL_ENTRIES: usize = 1 << 16;
 
-mod matching;
 mod flat;
+mod matching;
 mod trails;
 
 /// Chunks per entry up to which a subgraph moves to the flat layout of
-/// [`flat`] (parallel copies spelled out): a flat trail step costs a
+/// module `flat` (parallel copies spelled out): a flat trail step costs a
 /// fraction of a weighted one, so spelling out a few copies pays.
 const FLAT_RATIO: u64 = 4;
-
 
 /// One edge of a (sub)multigraph: left and right vertex (compacted ids),
 /// multiplicity, and the caller's edge id (`NONE` for a dummy edge).
@@ -201,10 +203,11 @@ fn colouring_with(
     Some(rounds)
 }
 
-/// Scratch space shared by every level of the recursion.
+/// Scratch space of one thread, shared by the levels of the recursion it
+/// colours.
 struct Splitter {
     n: usize,
-    // Euler partition of the single copies (see [`trails`]).
+    // Euler partition of the single copies (see module `trails`).
     /// Single copy waiting for a partner at each right vertex.
     pend_r: Vec<u32>,
     /// Partner of each single copy at its right end.
@@ -215,9 +218,10 @@ struct Splitter {
     fill: Vec<u32>,
     /// Perfect matchings at odd degrees.
     matcher: matching::Matcher,
-    /// Right end and entry index per row position of a weighted graph
-    /// handed to the matcher.
+    /// Right end per row position of a weighted graph handed to the
+    /// matcher.
     rows_right: Vec<u32>,
+    /// Entry index per row position of that graph.
     rows_entry: Vec<u32>,
     // One round, indexed by left vertex.
     slot_round: Vec<u32>,
@@ -245,7 +249,10 @@ impl Splitter {
             slot_round: vec![NONE; n],
             pool: Vec::new(),
             pool_u32: Vec::new(),
-            forks_left: rayon::current_num_threads().next_power_of_two().trailing_zeros() + 1,
+            forks_left: rayon::current_num_threads()
+                .next_power_of_two()
+                .trailing_zeros()
+                + 1,
         }
     }
 
@@ -265,7 +272,7 @@ impl Splitter {
 
     /// Colours the `d`-regular multigraph `g` with `d` colours, each
     /// emitted `factor` times; once the multiplicities are small the flat
-    /// layout of [`flat`] takes over.
+    /// layout of module `flat` takes over.
     fn colour(
         &mut self,
         mut g: Vec<Entry>,
@@ -526,6 +533,31 @@ mod tests {
                 // rounds do not grow with the multiplicity.
                 assert!(rounds.len() <= 2, "{} rounds", rounds.len());
             }
+        }
+    }
+
+    /// Large enough to fork at the top (K_{256,256}: 65,536 chunks, and a
+    /// multigraph that starts weighted): the same rounds on 1 and 4
+    /// threads, and a proper Delta-colouring.
+    #[test]
+    fn output_does_not_depend_on_threads() {
+        let complete: Vec<_> = (0..256)
+            .flat_map(|l| (0..256).map(move |r| (l, r, 1)))
+            .collect();
+        let weighted: Vec<_> = (0..128u32)
+            .flat_map(|l| (0..128u32).map(move |r| (l, r, 1 + u64::from((l * 7 + r * 3) % 9))))
+            .collect();
+        for edges in [complete, weighted] {
+            let on = |threads| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| euler_split_colouring(&edges).unwrap())
+            };
+            let one = on(1);
+            check(&edges, &one);
+            assert_eq!(one, on(4));
         }
     }
 

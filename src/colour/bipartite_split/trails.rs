@@ -12,9 +12,11 @@
 
 use super::{Splitter, NONE};
 
-/// Half of a single copy before its trail reaches it, and after.
+/// Half of a single copy before its trail reaches it.
 pub(super) const UNUSED: u8 = 0;
+/// The first half.
 pub(super) const FIRST: u8 = 1;
+/// The second half.
 pub(super) const SECOND: u8 = 2;
 
 impl Splitter {
