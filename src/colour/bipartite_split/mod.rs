@@ -218,11 +218,8 @@ struct Splitter {
     fill: Vec<u32>,
     /// Perfect matchings at odd degrees.
     matcher: matching::Matcher,
-    /// Right end per row position of a weighted graph handed to the
-    /// matcher.
+    /// Right end of each entry of a weighted graph handed to the matcher.
     rows_right: Vec<u32>,
-    /// Entry index per row position of that graph.
-    rows_entry: Vec<u32>,
     // One round, indexed by left vertex.
     slot_round: Vec<u32>,
     /// Entry lists and flat-graph arrays to reuse.
@@ -245,7 +242,6 @@ impl Splitter {
             fill: Vec::with_capacity(n),
             matcher,
             rows_right: Vec::new(),
-            rows_entry: Vec::new(),
             slot_round: vec![NONE; n],
             pool: Vec::new(),
             pool_u32: Vec::new(),
@@ -299,7 +295,7 @@ impl Splitter {
             self.matcher.perfect_matching(&self.rows_right);
             self.slot_round.fill(NONE);
             for &p in &self.matcher.match_l {
-                let e = &mut g[self.rows_entry[p as usize] as usize];
+                let e = &mut g[p as usize];
                 self.slot_round[e.l as usize] = e.id;
                 e.mult -= 1;
             }
@@ -353,9 +349,11 @@ impl Splitter {
         }
     }
 
-    /// Lays the support of `g` out in rows by left vertex for the matcher
-    /// (`rows_right`, and `rows_entry` back to `g`).
+    /// The rows of `g` for the matcher: the entries are sorted by left
+    /// vertex, so row positions are entry indices and only the row starts
+    /// and the right ends (`rows_right`) are needed.
     fn weighted_matching_rows(&mut self, g: &[Entry]) {
+        debug_assert!(g.windows(2).all(|w| w[0].l <= w[1].l));
         let n = self.n;
         let start = &mut self.matcher.start;
         start.clear();
@@ -366,18 +364,8 @@ impl Splitter {
         for u in 0..n {
             start[u + 1] += start[u];
         }
-        self.fill.clear();
-        self.fill.extend_from_slice(&start[..n]);
         self.rows_right.clear();
-        self.rows_right.resize(g.len(), 0);
-        self.rows_entry.clear();
-        self.rows_entry.resize(g.len(), 0);
-        for (k, e) in g.iter().enumerate() {
-            let p = &mut self.fill[e.l as usize];
-            self.rows_right[*p as usize] = e.r;
-            self.rows_entry[*p as usize] = k as u32;
-            *p += 1;
-        }
+        self.rows_right.extend(g.iter().map(|e| e.r));
     }
 
     /// Euler split of a regular multigraph of even degree into two halves of
