@@ -243,6 +243,23 @@ fn backbone_fits(n: usize, mult: &[u64], lb: u64) -> bool {
         && (n as u64).saturating_mul(lb + 1) <= KEMPE_SLOT_LIMIT
 }
 
+/// Whether [`colour_backbone`] can apply to `edges` (multiplicities in
+/// the third field) on `n` slots of maximum degree `delta`: the size limits
+/// hold for the smallest bound it may be given (`delta`), and the heavy
+/// pairs, some but not all, are coloured by structure. A cheap test (one
+/// pass, and the structure colouring of the heavy pairs) that lets a caller
+/// skip computing the bound where the backbone cannot apply (a dense graph
+/// of mixed multiplicities: the heavy pairs are not paths, cycles or
+/// uniform cliques).
+pub fn backbone_may_apply(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> bool {
+    let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
+    if !backbone_fits(n, &mult, delta) {
+        return false;
+    }
+    let heavy: Vec<(u32, u32, u64)> = edges.iter().copied().filter(|e| e.2 > LOW_MULT).collect();
+    !heavy.is_empty() && heavy.len() < edges.len() && colour_by_structure(n, &heavy).is_some()
+}
+
 /// The backbone colouring's rounds (possibly above `lb`) and the Kempe
 /// moves spent; `None` when the heavy pairs are not coloured by structure
 /// within `lb` colours.

@@ -97,15 +97,166 @@ const DENSE_INDEX_MAX_RESOURCES: usize = 2048;
 /// Load divisor for the repeat slack (see module docs).
 const SLACK_DIVISOR: u64 = 128;
 
+/// Pair index for up to [`DENSE_INDEX_MAX_RESOURCES`] resources, as bits:
+/// one row per resource of its live partners (128 bytes per row at 1024
+/// resources, so a row is a few cache lines), the resources still free in
+/// the round, and the resources of each block of 64 consecutive positions
+/// of the load order. A resource's best partner (the first live free one
+/// in the load order) is then the most loaded candidate of the first block
+/// that has one: O(resources / 64) word operations per search, where a walk
+/// along the load order costs a probe per position (the live partners of a
+/// loaded slot are mostly the light slots at the end of the order, so the
+/// walks were long).
+struct DenseIndex {
+    stride: usize,
+    words: usize,
+    /// Item of each pair `(x, y)` at `x * stride + y` (valid while live).
+    pair_item: Vec<u32>,
+    /// Live partners of each resource, `words` per row.
+    live: Vec<u64>,
+    /// Resources not matched yet in the round.
+    free: Vec<u64>,
+    /// Resources at positions `64 b .. 64 b + 64` of the load order, `words`
+    /// per block `b`.
+    blocks: Vec<u64>,
+    /// Position of each resource in the load order of the round.
+    pos: Vec<u32>,
+    /// Live free partners of the resource being matched, by word: (word,
+    /// bits) for the words that have any (scratch).
+    candidates: Vec<(u32, u64)>,
+}
+
+impl DenseIndex {
+    fn new(stride: usize, pairs: impl Iterator<Item = (usize, usize)>) -> Self {
+        let words = stride.div_ceil(64);
+        let mut index = DenseIndex {
+            stride,
+            words,
+            pair_item: vec![NONE; stride * stride],
+            live: vec![0; stride * words],
+            free: vec![!0; words],
+            blocks: vec![0; stride.div_ceil(64) * words],
+            pos: vec![NONE; stride],
+            candidates: Vec::with_capacity(words),
+        };
+        for (k, (x, y)) in pairs.enumerate() {
+            index.pair_item[x * stride + y] = k as u32;
+            index.pair_item[y * stride + x] = k as u32;
+            index.live[x * words + y / 64] |= 1 << (y % 64);
+            index.live[y * words + x / 64] |= 1 << (x % 64);
+        }
+        index
+    }
+
+    /// Starts a round: every resource free, blocks from the load order.
+    fn begin_round(&mut self, by_load: &[u32]) {
+        self.free.fill(!0);
+        self.blocks.fill(0);
+        for (p, &x) in by_load.iter().enumerate() {
+            let x = x as usize;
+            self.blocks[(p / 64) * self.words + x / 64] |= 1 << (x % 64);
+            self.pos[x] = p as u32;
+        }
+    }
+
+    /// Marks `x` matched in this round.
+    fn take(&mut self, x: usize) {
+        self.free[x / 64] &= !(1 << (x % 64));
+    }
+
+    /// Marks the pair `(x, y)` exhausted.
+    fn remove(&mut self, x: usize, y: usize) {
+        self.live[x * self.words + y / 64] &= !(1 << (y % 64));
+        self.live[y * self.words + x / 64] &= !(1 << (x % 64));
+    }
+
+    /// The item of the live pair `(x, y)`.
+    fn item(&self, x: usize, y: usize) -> u32 {
+        self.pair_item[x * self.stride + y]
+    }
+
+    /// The position in `by_load` of `x`'s first live free partner (the
+    /// most loaded; ties: lowest id), `x` being at position `i` of the load
+    /// order. Resources before `i` are matched, or found no free partner
+    /// (so have no live pair with `x`): the search starts at `i`'s block.
+    fn best_partner(&mut self, x: usize, i: usize) -> Option<usize> {
+        let w = self.words;
+        let row = &self.live[x * w..(x + 1) * w];
+        // Candidate words that are not zero, as (word, bits).
+        self.candidates.clear();
+        for (k, (r, f)) in row.iter().zip(&self.free).enumerate() {
+            if r & f != 0 {
+                self.candidates.push((k as u32, r & f));
+            }
+        }
+        if self.candidates.is_empty() {
+            return None;
+        }
+        for block in self.blocks[(i / 64) * w..].chunks_exact(w) {
+            let mut best = NONE;
+            for &(k, c) in &self.candidates {
+                let mut bits = c & block[k as usize];
+                while bits != 0 {
+                    let y = k as usize * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    best = best.min(self.pos[y]);
+                }
+            }
+            if best != NONE {
+                return Some(best as usize);
+            }
+        }
+        None
+    }
+}
+
 /// One schedulable item: an undirected pair (STRICT1) or a demand
-/// (READ1_WRITE1), with the demands it feeds, in order.
+/// (READ1_WRITE1), with the demands it feeds, in order: the current one
+/// inline (a round reads only the item), the later ones in a shared array.
 struct Item {
     a: u32,
     b: u32,
     remaining: u64,
-    /// (demand index, chunks left), consumed front to back.
-    parts: Vec<(u32, u64)>,
-    next_part: usize,
+    /// Current demand and its chunks left.
+    demand: u32,
+    left: u64,
+    /// The later (demand, chunks) parts: `parts[next..end]`.
+    next: usize,
+    end: usize,
+}
+
+impl Item {
+    /// An item fed by `parts[from..to]` (not empty), `remaining` chunks in all.
+    fn new(a: u32, b: u32, remaining: u64, parts: &[(u32, u64)], from: usize, to: usize) -> Self {
+        let (demand, left) = parts[from];
+        Item {
+            a,
+            b,
+            remaining,
+            demand,
+            left,
+            next: from + 1,
+            end: to,
+        }
+    }
+
+    /// Sends `r` chunks (at most `left`): moves to the next part when the
+    /// current one is done.
+    fn send(&mut self, r: u64, parts: &[(u32, u64)]) {
+        self.left -= r;
+        self.remaining -= r;
+        if self.left == 0 && self.next < self.end {
+            (self.demand, self.left) = parts[self.next];
+            self.next += 1;
+        }
+    }
+
+    /// The (demand, chunks) parts not sent yet, in order.
+    fn parts_left<'a>(&self, parts: &'a [(u32, u64)]) -> impl Iterator<Item = (u32, u64)> + 'a {
+        std::iter::once((self.demand, self.left))
+            .chain(parts[self.next..self.end].iter().copied())
+            .filter(|&(_, c)| c > 0)
+    }
 }
 
 /// Builds a greedy schedule of `inst` under its model.
@@ -117,33 +268,41 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
 /// finishes the chunks left by [`list_schedule_rest`]. Returns the schedule
 /// (always complete and valid) and whether the deadline cut it short.
 pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Schedule, bool) {
+    greedy_schedule_on(inst, None, deadline)
+}
+
+/// [`greedy_schedule_until`] given the instance's demand graph `graph` when
+/// the caller has built it (STRICT1 uses its undirected pairs).
+pub(crate) fn greedy_schedule_on(
+    inst: &Instance,
+    graph: Option<&DemandGraph>,
+    deadline: Option<Instant>,
+) -> (Schedule, bool) {
     let n = inst.slots as usize;
     let strict = inst.model == Model::Strict1;
-    let mut items: Vec<Item> = if strict {
-        DemandGraph::new(inst)
-            .undirected
-            .into_iter()
-            .map(|e| Item {
-                a: e.a,
-                b: e.b,
-                remaining: e.mult,
-                parts: e.demands,
-                next_part: 0,
-            })
-            .collect()
+    let mut parts: Vec<(u32, u64)> = Vec::with_capacity(inst.demands().len());
+    let mut items: Vec<Item> = Vec::new();
+    if strict {
+        let built;
+        let graph = match graph {
+            Some(g) => g,
+            None => {
+                built = DemandGraph::new(inst);
+                &built
+            }
+        };
+        items.reserve(graph.undirected.len());
+        for e in &graph.undirected {
+            let from = parts.len();
+            parts.extend_from_slice(&e.demands);
+            items.push(Item::new(e.a, e.b, e.mult, &parts, from, parts.len()));
+        }
     } else {
-        inst.demands()
-            .iter()
-            .enumerate()
-            .map(|(i, d)| Item {
-                a: d.src,
-                b: d.dst,
-                remaining: inst.chunks(i),
-                parts: vec![(i as u32, inst.chunks(i))],
-                next_part: 0,
-            })
-            .collect()
-    };
+        for (i, d) in inst.demands().iter().enumerate() {
+            parts.push((i as u32, inst.chunks(i)));
+            items.push(Item::new(d.src, d.dst, inst.chunks(i), &parts, i, i + 1));
+        }
+    }
     // Loads: STRICT1 uses load[a] for any slot; READ1_WRITE1 uses
     // load[a] for senders and load[n + b] for receivers.
     let mut load = vec![0u64; 2 * n];
@@ -166,54 +325,21 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
     let mut used = vec![0u64; 2 * n];
     let mut stamp = 0u64;
     let mut live = items.len();
-    // Dense pair index (resource x, resource y) -> live item (NONE once
-    // exhausted), when small enough:
-    // lets a loaded slot find its partner by walking the load order instead
-    // of its whole incident list.
     // STRICT1 uses resources 0..n only: a quarter of the index.
     let stride = if strict { n } else { 2 * n };
-    let dense = stride <= DENSE_INDEX_MAX_RESOURCES;
-    let mut pair_item = if dense {
-        vec![NONE; stride * stride]
-    } else {
-        Vec::new()
-    };
-    if dense {
-        for (k, it) in items.iter().enumerate() {
-            let (x, y) = (it.a as usize, side_b(it.b));
-            pair_item[x * stride + y] = k as u32;
-            pair_item[y * stride + x] = k as u32;
-        }
-    }
-    // Live items at each resource: picks the cheaper of the two partner
-    // searches below.
-    let mut live_deg = vec![0u32; 2 * n];
-    for it in &items {
-        live_deg[it.a as usize] += 1;
-        live_deg[side_b(it.b)] += 1;
-    }
+    let mut dense = (stride <= DENSE_INDEX_MAX_RESOURCES)
+        .then(|| DenseIndex::new(stride, items.iter().map(|it| (it.a as usize, side_b(it.b)))));
     let key = |load: &[u64], x: u32| (std::cmp::Reverse(load[x as usize]), x);
     let mut by_load: Vec<u32> = (0..2 * n as u32)
         .filter(|&x| load[x as usize] > 0)
         .collect();
     by_load.sort_unstable_by_key(|&x| key(&load, x));
     let (mut moved, mut kept): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-    // Position of each resource in `by_load`, and per round a "next
-    // position not used yet" forest over `by_load` (path halving), so the
-    // walk along the load order skips the resources already matched.
-    let mut pos = vec![NONE; 2 * n];
-    let mut next_free: Vec<u32> = Vec::new();
-    fn find(next: &mut [u32], mut j: usize) -> usize {
-        while next[j] as usize != j {
-            next[j] = next[next[j] as usize];
-            j = next[j] as usize;
-        }
-        j
-    }
-    let mut chosen: Vec<u32> = Vec::new();
+    // (item, resource, partner) of the round's pairs.
+    let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
     while live > 0 {
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            list_schedule_rest(&items, 2 * n, side_b, &mut schedule);
+            list_schedule_rest(&items, &parts, 2 * n, side_b, &mut schedule);
             return (schedule, true);
         }
         stamp += 1;
@@ -221,35 +347,21 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
         // each takes its most loaded free partner (ties: lowest id), i.e.
         // the first free partner in this order.
         chosen.clear();
-        next_free.clear();
-        next_free.extend(0..=by_load.len() as u32);
-        for (p, &x) in by_load.iter().enumerate() {
-            pos[x as usize] = p as u32;
+        if let Some(index) = &mut dense {
+            index.begin_round(&by_load);
         }
         for i in 0..by_load.len() {
             let x = by_load[i] as usize;
             if used[x] == stamp {
                 continue;
             }
-            // Both searches find the same partner; the walk along the load
-            // order costs about len / live probes of the index (cache
-            // misses), the incident list about live sequential reads.
-            let live_x = live_deg[x] as usize;
-            let best = if dense && live_x * live_x > 8 * by_load.len() {
-                // Resources before `i` are used, or found no free partner
-                // (so have no live pair with `x`).
-                let mut j = find(&mut next_free, i + 1);
-                let mut found = None;
-                while j < by_load.len() {
-                    let y = by_load[j];
-                    let k = pair_item[x * stride + y as usize];
-                    if k != NONE {
-                        found = Some((k, y));
-                        break;
-                    }
-                    j = find(&mut next_free, j + 1);
-                }
-                found
+            // Both searches find the same partner: the dense index in
+            // O(resources / 64) word operations, the incident list in
+            // O(live pairs of x).
+            let best = if let Some(index) = &mut dense {
+                // The item is looked up after the round (below): the
+                // look-ups miss the cache and overlap there.
+                index.best_partner(x, i).map(|p| (NONE, by_load[p]))
             } else {
                 incident[x].retain(|&(k, _)| alive[k as usize]);
                 incident[x]
@@ -261,19 +373,24 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
             if let Some((k, y)) = best {
                 used[x] = stamp;
                 used[y as usize] = stamp;
-                for p in [i, pos[y as usize] as usize] {
-                    next_free[p] = p as u32 + 1;
+                if let Some(index) = &mut dense {
+                    index.take(x);
+                    index.take(y as usize);
                 }
-                chosen.push(k);
+                chosen.push((k, x as u32, y));
+            }
+        }
+        if let Some(index) = &dense {
+            for (k, x, y) in &mut chosen {
+                *k = index.item(*x as usize, *y as usize);
             }
         }
         // Repeat count: chunks of the current direction, and the load gap.
         let mut r = u64::MAX;
         let mut min_covered = u64::MAX;
-        for &k in &chosen {
-            let it = &items[k as usize];
-            r = r.min(it.parts[it.next_part].1);
-            min_covered = min_covered.min(load[it.a as usize]).min(load[side_b(it.b)]);
+        for &(k, x, y) in &chosen {
+            r = r.min(items[k as usize].left);
+            min_covered = min_covered.min(load[x as usize]).min(load[y as usize]);
         }
         // Resources outside `by_load` have no load; it is sorted by load.
         let max_idle = by_load
@@ -285,27 +402,19 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
         let allowed = min_covered.saturating_sub(max_idle).max(slack);
         r = r.min(allowed);
         let mut round = Vec::with_capacity(chosen.len());
-        for &k in &chosen {
+        for &(k, x, y) in &chosen {
             let it = &mut items[k as usize];
-            round.push(it.parts[it.next_part].0);
-            it.parts[it.next_part].1 -= r;
-            if it.parts[it.next_part].1 == 0 {
-                it.next_part += 1;
-            }
-            it.remaining -= r;
+            round.push(it.demand);
+            it.send(r, &parts);
             if it.remaining == 0 {
                 live -= 1;
-                live_deg[it.a as usize] -= 1;
-                live_deg[side_b(it.b)] -= 1;
                 alive[k as usize] = false;
-                if dense {
-                    let (x, y) = (it.a as usize, side_b(it.b));
-                    pair_item[x * stride + y] = NONE;
-                    pair_item[y * stride + x] = NONE;
+                if let Some(index) = &mut dense {
+                    index.remove(x as usize, y as usize);
                 }
             }
-            load[it.a as usize] -= r;
-            load[side_b(it.b)] -= r;
+            load[x as usize] -= r;
+            load[y as usize] -= r;
         }
         schedule.push(r, round);
         // The resources used lost `r` each, so they keep their order among
@@ -349,6 +458,7 @@ pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Sch
 /// for P parts, at most 2P rounds.
 fn list_schedule_rest(
     items: &[Item],
+    parts: &[(u32, u64)],
     resources: usize,
     side_b: impl Fn(u32) -> usize,
     schedule: &mut Schedule,
@@ -359,11 +469,9 @@ fn list_schedule_rest(
     for it in items.iter().filter(|it| it.remaining > 0) {
         let (x, y) = (it.a as usize, side_b(it.b));
         let mut t = free[x].max(free[y]);
-        for &(demand, chunks) in &it.parts[it.next_part..] {
-            if chunks > 0 {
-                intervals.push((t, t + chunks, demand));
-                t += chunks;
-            }
+        for (demand, chunks) in it.parts_left(parts) {
+            intervals.push((t, t + chunks, demand));
+            t += chunks;
         }
         free[x] = t;
         free[y] = t;

@@ -2,7 +2,7 @@
 //! portfolio) chosen for the model, and validation of the result before a
 //! [`Solution`] leaves this module. Re-exported at the crate root.
 
-use super::greedy::greedy_schedule_until;
+use super::greedy::greedy_schedule_on;
 use super::{
     greedy::Greedy, koenig::Koenig, note_cut_short, strict1_exact::Strict1Exact, Solution,
     SolveOptions, Solver, Status,
@@ -92,7 +92,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     .then(|| {
         let t = Instant::now();
         let deadline = request.time_limit.map(|limit| t0 + limit);
-        (greedy_schedule_until(inst, deadline), t)
+        (greedy_schedule_on(inst, Some(&g), deadline), t)
     });
     let early_greedy = match early_greedy {
         Some(((schedule, false), t)) if schedule.ticks() == g.max_degree().0 => {

@@ -14,7 +14,7 @@
 use super::orient::edge_rounds_to_schedule;
 use super::{Solution, Status};
 use crate::bounds::{capacity_bound, degree_bound, quick_bounds, Bounds, LowerBound, Witness};
-use crate::colour::{colour_backbone, colour_by_structure, ColourInput};
+use crate::colour::{backbone_may_apply, colour_backbone, colour_by_structure, ColourInput};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use std::time::Instant;
@@ -78,8 +78,11 @@ pub fn solve_by_backbone(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
         return None;
     }
     let t0 = Instant::now();
-    let mut bounds = quick_bounds(inst, g);
     let edges = g.edge_triples();
+    if !backbone_may_apply(inst.slots as usize, &edges, g.max_degree().0) {
+        return None;
+    }
+    let mut bounds = quick_bounds(inst, g);
     let colouring = colour_backbone(&ColourInput {
         n: inst.slots as usize,
         edges: &edges,
