@@ -69,32 +69,65 @@ pub fn write_schedule(
     }
 }
 
+/// Bytes of one tick or one round, built with `itoa` (several times faster
+/// than `write!` per number) and handed to the writer in one call.
+struct Line {
+    bytes: Vec<u8>,
+    num: itoa::Buffer,
+}
+
+impl Line {
+    fn new() -> Self {
+        Line {
+            bytes: Vec::with_capacity(1 << 16),
+            num: itoa::Buffer::new(),
+        }
+    }
+
+    fn text(&mut self, s: &str) -> &mut Self {
+        self.bytes.extend_from_slice(s.as_bytes());
+        self
+    }
+
+    fn num(&mut self, n: impl itoa::Integer) -> &mut Self {
+        self.bytes.extend_from_slice(self.num.format(n).as_bytes());
+        self
+    }
+
+    /// Writes the bytes out once they are many (`force`: always), then
+    /// starts again.
+    fn flush_to(&mut self, out: &mut dyn Write, force: bool) -> io::Result<()> {
+        if force || self.bytes.len() >= 1 << 16 {
+            out.write_all(&self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(())
+    }
+}
+
 fn write_json(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(json_header(inst).as_bytes())?;
+    let mut line = Line::new();
+    line.text(&json_header(inst));
     Expansion::new(inst, schedule).try_for_each(|t, tick| {
         if t > 0 {
-            out.write_all(b",")?;
+            line.text(",");
         }
-        out.write_all(b"\n[")?;
+        line.text("\n[");
         for (i, c) in tick.iter().enumerate() {
             if i > 0 {
-                out.write_all(b",")?;
+                line.text(",");
             }
-            write!(
-                out,
-                "{}{}{}{}{}{}{}",
-                JSON_CHUNK[0],
-                c.src_slot,
-                JSON_CHUNK[1],
-                c.dst_slot,
-                JSON_CHUNK[2],
-                c.len_bits,
-                JSON_CHUNK[3]
-            )?;
+            line.text(JSON_CHUNK[0])
+                .num(c.src_slot)
+                .text(JSON_CHUNK[1])
+                .num(c.dst_slot)
+                .text(JSON_CHUNK[2])
+                .num(c.len_bits)
+                .text(JSON_CHUNK[3]);
         }
-        out.write_all(b"]")
+        line.text("]").flush_to(out, false)
     })?;
-    out.write_all(JSON_FOOTER.as_bytes())
+    line.text(JSON_FOOTER).flush_to(out, true)
 }
 
 /// The pieces of one chunk object in schedule JSON, around its three numbers.
@@ -110,40 +143,89 @@ fn json_header(inst: &Instance) -> String {
 }
 
 fn write_csv(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(CSV_HEADER.as_bytes())?;
+    let mut line = Line::new();
+    line.text(CSV_HEADER);
     Expansion::new(inst, schedule).try_for_each(|t, tick| {
         for c in tick {
-            writeln!(out, "{t},{},{},{}", c.src_slot, c.dst_slot, c.len_bits)?;
+            line.num(t)
+                .text(",")
+                .num(c.src_slot)
+                .text(",")
+                .num(c.dst_slot)
+                .text(",")
+                .num(c.len_bits)
+                .text("\n");
         }
-        Ok(())
-    })
+        line.flush_to(out, false)
+    })?;
+    line.flush_to(out, true)
 }
 
-fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
-    write!(
-        out,
+/// The compact format's header, up to the first round.
+fn compact_header(inst: &Instance, schedule: &Schedule) -> String {
+    format!(
         "{{\"version\":0,\"format\":\"{COMPACT_FORMAT_TAG}\",\"model\":\"{}\",\"slots\":{},\"copy_bw_bits_per_tick\":{},\"ticks\":{},\"rounds\":[",
         inst.model.as_str(),
         inst.slots,
         inst.bw,
         schedule.ticks()
-    )?;
+    )
+}
+
+/// The pieces of a compact round around its repeat count and pairs.
+const COMPACT_ROUND: [&str; 2] = ["\n{\"repeat\":", ",\"pairs\":["];
+const COMPACT_ROUND_END: &str = "]}";
+const COMPACT_FOOTER: &str = "\n]}\n";
+
+fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
+    let mut line = Line::new();
+    line.text(&compact_header(inst, schedule));
     let demands = inst.demands();
     for (ri, r) in schedule.rounds.iter().enumerate() {
         if ri > 0 {
-            out.write_all(b",")?;
+            line.text(",");
         }
-        write!(out, "\n{{\"repeat\":{},\"pairs\":[", r.repeat)?;
+        line.text(COMPACT_ROUND[0])
+            .num(r.repeat)
+            .text(COMPACT_ROUND[1]);
         for (k, &di) in r.demands.iter().enumerate() {
             if k > 0 {
-                out.write_all(b",")?;
+                line.text(",");
             }
             let d = &demands[di as usize];
-            write!(out, "[{},{}]", d.src, d.dst)?;
+            line.text("[").num(d.src).text(",").num(d.dst).text("]");
         }
-        out.write_all(b"]}")?;
+        line.text(COMPACT_ROUND_END).flush_to(out, false)?;
     }
-    out.write_all(b"\n]}\n")
+    line.text(COMPACT_FOOTER).flush_to(out, true)
+}
+
+/// Exact size of [`write_compact`]'s output, by counting digits.
+fn compact_size(inst: &Instance, schedule: &Schedule) -> u128 {
+    // Bytes of "[src,dst]" per demand, one byte each: the look-ups per pair
+    // stay in the cache (the demands themselves are 16 bytes each).
+    let pair_bytes: Vec<u8> = inst
+        .demands()
+        .iter()
+        .map(|d| (3 + digits(d.src as u64) + digits(d.dst as u64)) as u8)
+        .collect();
+    let fixed_round: u128 =
+        (COMPACT_ROUND.iter().map(|p| p.len()).sum::<usize>() + COMPACT_ROUND_END.len()) as u128;
+    let mut total = (compact_header(inst, schedule).len() + COMPACT_FOOTER.len()) as u128;
+    for (ri, r) in schedule.rounds.iter().enumerate() {
+        // "," between rounds; "[src,dst]" per pair and "," between pairs.
+        total += u128::from(ri > 0) + fixed_round + digits(r.repeat);
+        total += r.demands.len().saturating_sub(1) as u128;
+        // (A schedule is validated before it is sized: indices are valid.)
+        let pairs: u64 = r
+            .demands
+            .iter()
+            .filter_map(|&di| pair_bytes.get(di as usize))
+            .map(|&b| b as u64)
+            .sum();
+        total += pairs as u128;
+    }
+    total
 }
 
 /// Number of decimal digits of `n`.
@@ -183,10 +265,7 @@ fn len_digits(inst: &Instance, i: usize, from: u64, to: u64) -> u128 {
 /// one). u128 holds any schedule whose tick count fits in u64.
 pub fn output_size(inst: &Instance, schedule: &Schedule, format: Format) -> u128 {
     if format == Format::Compact {
-        let mut counter = CountingWriter(0);
-        // Compact output is O(rounds): counting it is as cheap as computing it.
-        let _ = write_compact(inst, schedule, &mut counter);
-        return counter.0;
+        return compact_size(inst, schedule);
     }
     let demands = inst.demands();
     let mut sent = vec![0u64; demands.len()];
@@ -238,19 +317,6 @@ pub fn output_size(inst: &Instance, schedule: &Schedule, format: Format) -> u128
         tick0 = to_t;
     }
     total
-}
-
-/// A writer that only counts bytes.
-struct CountingWriter(u128);
-
-impl Write for CountingWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len() as u128;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Error of the schedule file writers.
