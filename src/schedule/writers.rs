@@ -181,6 +181,7 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
     let mut line = Line::new();
     line.text(&compact_header(inst, schedule));
     let demands = inst.demands();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
     for (ri, r) in schedule.rounds.iter().enumerate() {
         if ri > 0 {
             line.text(",");
@@ -188,12 +189,18 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
         line.text(COMPACT_ROUND[0])
             .num(r.repeat)
             .text(COMPACT_ROUND[1]);
-        for (k, &di) in r.demands.iter().enumerate() {
+        // The demands first, in a loop of loads only: their cache misses
+        // overlap (interleaved with the formatting, they did not).
+        pairs.clear();
+        pairs.extend(r.demands.iter().map(|&di| {
+            let d = &demands[di as usize];
+            (d.src, d.dst)
+        }));
+        for (k, &(src, dst)) in pairs.iter().enumerate() {
             if k > 0 {
                 line.text(",");
             }
-            let d = &demands[di as usize];
-            line.text("[").num(d.src).text(",").num(d.dst).text("]");
+            line.text("[").num(src).text(",").num(dst).text("]");
         }
         line.text(COMPACT_ROUND_END).flush_to(out, false)?;
     }
