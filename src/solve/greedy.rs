@@ -13,10 +13,10 @@
 //! Deterministic. Complexity: O(R * (n + S)) for R rounds and n slots, where
 //! S is the partner search of a round: the load order is kept by merging
 //! (the slots a round used all lost the same repeat) instead of a sort per
-//! round, and each slot finds its partner either along the load order,
-//! skipping matched slots by a union-find "next free" forest, or in its list
-//! of live pairs, whichever its live degree makes cheaper (both find the
-//! same partner).
+//! round, and each slot finds its partner by bit operations on its row of
+//! live partners, the free slots and blocks of the load order (a dense
+//! index, O(n / 64) words per search, up to 4096 resources), or else by a
+//! scan of its list of live pairs (both find the same partner).
 //!
 //! With a deadline ([`SolveOptions::deadline`], issue 15 item 3) the round
 //! loop stops when it passes and the chunks left are finished by
@@ -91,8 +91,14 @@ impl Greedy {
 const NONE: u32 = u32::MAX;
 
 /// Largest number of resources (slots, or 2 x slots for READ1_WRITE1) for
-/// which the dense pair index is kept: (2n)^2 entries of 4 bytes, 16 MiB.
-const DENSE_INDEX_MAX_RESOURCES: usize = 2048;
+/// which the dense pair index is kept: `resources^2` item entries of 4
+/// bytes (64 MiB) and as many bits. Above [`DENSE_INDEX_ALWAYS`] resources
+/// only for supports with at least `resources^2 / 64` pairs (the instance
+/// then holds a quarter of that memory or more itself).
+const DENSE_INDEX_MAX_RESOURCES: usize = 4096;
+/// Up to this many resources the dense pair index is kept for any support
+/// (16 MiB).
+const DENSE_INDEX_ALWAYS: usize = 2048;
 
 /// Load divisor for the repeat slack (see module docs).
 const SLACK_DIVISOR: u64 = 128;
@@ -278,6 +284,17 @@ pub(crate) fn greedy_schedule_on(
     graph: Option<&DemandGraph>,
     deadline: Option<Instant>,
 ) -> (Schedule, bool) {
+    load_greedy(inst, graph, deadline, None)
+}
+
+/// The load-priority greedy; `dense_index` forces the partner search (the
+/// dense index or the lists of live pairs) instead of choosing by size.
+fn load_greedy(
+    inst: &Instance,
+    graph: Option<&DemandGraph>,
+    deadline: Option<Instant>,
+    dense_index: Option<bool>,
+) -> (Schedule, bool) {
     let n = inst.slots as usize;
     let strict = inst.model == Model::Strict1;
     let mut parts: Vec<(u32, u64)> = Vec::with_capacity(inst.demands().len());
@@ -327,7 +344,11 @@ pub(crate) fn greedy_schedule_on(
     let mut live = items.len();
     // STRICT1 uses resources 0..n only: a quarter of the index.
     let stride = if strict { n } else { 2 * n };
-    let mut dense = (stride <= DENSE_INDEX_MAX_RESOURCES)
+    let dense_pays = dense_index.unwrap_or(
+        stride <= DENSE_INDEX_ALWAYS
+            || (stride <= DENSE_INDEX_MAX_RESOURCES && items.len() * 64 >= stride * stride),
+    );
+    let mut dense = dense_pays
         .then(|| DenseIndex::new(stride, items.iter().map(|it| (it.a as usize, side_b(it.b)))));
     let key = |load: &[u64], x: u32| (std::cmp::Reverse(load[x as usize]), x);
     let mut by_load: Vec<u32> = (0..2 * n as u32)
@@ -505,6 +526,64 @@ fn list_schedule_rest(
         if let (Some(next), false) = (events.get(i), active.is_empty()) {
             let round = active.iter().map(|&k| intervals[k as usize].2).collect();
             schedule.push(next.0 - t, round);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::load_greedy;
+    use crate::gen::{generate, Family, GenSpec};
+    use crate::graph::DemandGraph;
+    use crate::instance::{Instance, Limits, Model};
+    use crate::validate::validate_compact;
+
+    fn instance(family: Family, model: Model, seed: u64) -> Instance {
+        let spec = GenSpec {
+            family,
+            mult: 1,
+            bw: 1024,
+            seed,
+        };
+        let g = generate(&spec).expect("valid parameters");
+        Instance::new(model, g.slots, 1024, g.demands, &Limits::default()).expect("valid")
+    }
+
+    /// The dense index (bit rows and load-order blocks) and the scan of
+    /// live pairs pick the same partner every time: the schedules are
+    /// equal, valid, and on these near-regular supports meet Delta.
+    #[test]
+    fn dense_index_and_pair_lists_give_the_same_schedule() {
+        let families = [
+            Family::Random {
+                n: 150,
+                p: 0.3,
+                max_chunks: 6,
+            },
+            Family::Random {
+                n: 97,
+                p: 0.9,
+                max_chunks: 3,
+            },
+            Family::Moe {
+                n: 64,
+                experts_per_rank: 1,
+                tokens: 512,
+                topk: 2,
+                zipf: 0.0,
+                token_bits: 12000,
+            },
+        ];
+        for (f, family) in families.into_iter().enumerate() {
+            for model in [Model::Strict1, Model::Read1Write1] {
+                let inst = instance(family.clone(), model, f as u64);
+                let (dense, _) = load_greedy(&inst, None, None, Some(true));
+                let (lists, _) = load_greedy(&inst, None, None, Some(false));
+                assert_eq!(dense, lists, "family {f} {model:?}");
+                assert!(validate_compact(&inst, &dense).passed());
+                let delta = DemandGraph::new(&inst).max_degree().0;
+                assert_eq!(dense.ticks(), delta, "family {f} {model:?}");
+            }
         }
     }
 }
