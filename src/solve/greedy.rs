@@ -222,27 +222,25 @@ impl DenseIndex {
 struct Item {
     a: u32,
     b: u32,
-    remaining: u64,
-    /// Current demand and its chunks left.
+    /// Current demand and its chunks left (0: the item is done).
     demand: u32,
     left: u64,
     /// The later (demand, chunks) parts: `parts[next..end]`.
-    next: usize,
-    end: usize,
+    next: u32,
+    end: u32,
 }
 
 impl Item {
-    /// An item fed by `parts[from..to]` (not empty), `remaining` chunks in all.
-    fn new(a: u32, b: u32, remaining: u64, parts: &[(u32, u64)], from: usize, to: usize) -> Self {
+    /// An item fed by `parts[from..to]` (not empty; no part without chunks).
+    fn new(a: u32, b: u32, parts: &[(u32, u64)], from: usize, to: usize) -> Self {
         let (demand, left) = parts[from];
         Item {
             a,
             b,
-            remaining,
             demand,
             left,
-            next: from + 1,
-            end: to,
+            next: (from + 1) as u32,
+            end: to as u32,
         }
     }
 
@@ -250,18 +248,27 @@ impl Item {
     /// current one is done.
     fn send(&mut self, r: u64, parts: &[(u32, u64)]) {
         self.left -= r;
-        self.remaining -= r;
         if self.left == 0 && self.next < self.end {
-            (self.demand, self.left) = parts[self.next];
+            (self.demand, self.left) = parts[self.next as usize];
             self.next += 1;
         }
+    }
+
+    /// Whether every chunk has been sent.
+    fn done(&self) -> bool {
+        self.left == 0
     }
 
     /// The (demand, chunks) parts not sent yet, in order.
     fn parts_left<'a>(&self, parts: &'a [(u32, u64)]) -> impl Iterator<Item = (u32, u64)> + 'a {
         std::iter::once((self.demand, self.left))
-            .chain(parts[self.next..self.end].iter().copied())
+            .chain(parts[self.next as usize..self.end as usize].iter().copied())
             .filter(|&(_, c)| c > 0)
+    }
+
+    /// Chunks not sent yet.
+    fn remaining(&self, parts: &[(u32, u64)]) -> u64 {
+        self.parts_left(parts).map(|(_, c)| c).sum()
     }
 }
 
@@ -312,12 +319,12 @@ fn load_greedy(
         for e in &graph.undirected {
             let from = parts.len();
             parts.extend_from_slice(&e.demands);
-            items.push(Item::new(e.a, e.b, e.mult, &parts, from, parts.len()));
+            items.push(Item::new(e.a, e.b, &parts, from, parts.len()));
         }
     } else {
         for (i, d) in inst.demands().iter().enumerate() {
             parts.push((i as u32, inst.chunks(i)));
-            items.push(Item::new(d.src, d.dst, inst.chunks(i), &parts, i, i + 1));
+            items.push(Item::new(d.src, d.dst, &parts, i, i + 1));
         }
     }
     // Loads: STRICT1 uses load[a] for any slot; READ1_WRITE1 uses
@@ -325,8 +332,9 @@ fn load_greedy(
     let mut load = vec![0u64; 2 * n];
     let side_b = |b: u32| if strict { b as usize } else { n + b as usize };
     for it in &items {
-        load[it.a as usize] += it.remaining;
-        load[side_b(it.b)] += it.remaining;
+        let remaining = it.remaining(&parts);
+        load[it.a as usize] += remaining;
+        load[side_b(it.b)] += remaining;
     }
     // Items incident to each resource (slot, or sender/receiver side).
     // Items at each resource, with their other end (kept beside the item
@@ -427,7 +435,7 @@ fn load_greedy(
             let it = &mut items[k as usize];
             round.push(it.demand);
             it.send(r, &parts);
-            if it.remaining == 0 {
+            if it.done() {
                 live -= 1;
                 alive[k as usize] = false;
                 if let Some(index) = &mut dense {
@@ -487,7 +495,7 @@ fn list_schedule_rest(
     // Intervals (start, end, demand); `free[x]` is when resource x is free.
     let mut free = vec![0u64; resources];
     let mut intervals: Vec<(u64, u64, u32)> = Vec::new();
-    for it in items.iter().filter(|it| it.remaining > 0) {
+    for it in items.iter().filter(|it| !it.done()) {
         let (x, y) = (it.a as usize, side_b(it.b));
         let mut t = free[x].max(free[y]);
         for (demand, chunks) in it.parts_left(parts) {
