@@ -26,7 +26,7 @@ use super::greedy::greedy_rounds;
 use super::kempe::{colour_chunks, colour_chunks_from};
 use super::residual::round_and_repair;
 use super::rounds::{classes_to_rounds, degrees, expand_chunks, merge_rounds, ticks};
-use super::structure::colour_by_structure;
+use super::structure::{colour_by_structure, StructureColouring};
 use super::types::{ColourInput, ColourStats, Colouring, ExhaustiveProof};
 use std::time::{Duration, Instant};
 
@@ -256,8 +256,24 @@ pub fn backbone_may_apply(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> bo
     if !backbone_fits(n, &mult, delta) {
         return false;
     }
-    let heavy: Vec<(u32, u32, u64)> = edges.iter().copied().filter(|e| e.2 > LOW_MULT).collect();
-    !heavy.is_empty() && heavy.len() < edges.len() && colour_by_structure(n, &heavy).is_some()
+    heavy_backbone(n, edges, &mult).is_some()
+}
+
+/// The heavy pairs (multiplicity above [`LOW_MULT`]; indices into `edges`)
+/// and their structure colouring, when some but not all pairs are heavy and
+/// the heavy ones are paths, cycles or uniform cliques.
+fn heavy_backbone(
+    n: usize,
+    edges: &[(u32, u32, u64)],
+    mult: &[u64],
+) -> Option<(Vec<usize>, StructureColouring)> {
+    let heavy: Vec<usize> = (0..edges.len()).filter(|&e| mult[e] > LOW_MULT).collect();
+    if heavy.is_empty() || heavy.len() == edges.len() {
+        return None;
+    }
+    let heavy_edges: Vec<(u32, u32, u64)> = heavy.iter().map(|&e| edges[e]).collect();
+    let backbone = colour_by_structure(n, &heavy_edges)?;
+    Some((heavy, backbone))
 }
 
 /// The backbone colouring's rounds (possibly above `lb`) and the Kempe
@@ -269,12 +285,7 @@ fn backbone_rounds(
     mult: &[u64],
     lb: u64,
 ) -> Option<(Rounds, u64)> {
-    let heavy: Vec<usize> = (0..edges.len()).filter(|&e| mult[e] > LOW_MULT).collect();
-    if heavy.is_empty() || heavy.len() == edges.len() {
-        return None;
-    }
-    let heavy_edges: Vec<(u32, u32, u64)> = heavy.iter().map(|&e| edges[e]).collect();
-    let backbone = colour_by_structure(n, &heavy_edges)?;
+    let (heavy, backbone) = heavy_backbone(n, edges, mult)?;
     if backbone.ticks > lb {
         return None;
     }
