@@ -18,6 +18,13 @@
 //! index, O(n / 64) words per search, up to 4096 resources), or else by a
 //! scan of its list of live pairs (both find the same partner).
 //!
+//! On an all-to-all STRICT1 support the rounds of a 1-factorisation are
+//! peeled off first ([`super::factor_peel`]: they lower every degree alike,
+//! so meeting Delta on the rest meets it on the whole) and the greedy
+//! schedules the rest; should that miss Delta, the plain greedy runs too and
+//! the shorter schedule is kept. At MoE 1024 the peel takes 3998 of 7143
+//! ticks and halves the greedy's time.
+//!
 //! With a deadline ([`SolveOptions::deadline`], issue 15 item 3) the round
 //! loop stops when it passes and the chunks left are finished by
 //! [`list_schedule_rest`], a list scheduling (Graham's rule: each pair starts
@@ -25,6 +32,7 @@
 //! P demand parts left, so the result is always a complete, valid schedule,
 //! only longer. The solution's details then say `"cut_short": ["greedy"]`.
 
+use super::factor_peel::PeelPlan;
 use super::per_tick_greedy::{per_tick_greedy_fits, per_tick_greedy_until};
 use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
@@ -291,7 +299,45 @@ pub(crate) fn greedy_schedule_on(
     graph: Option<&DemandGraph>,
     deadline: Option<Instant>,
 ) -> (Schedule, bool) {
-    load_greedy(inst, graph, deadline, None)
+    let built;
+    let graph = match graph {
+        Some(g) => g,
+        None if inst.model == Model::Strict1 => {
+            built = DemandGraph::new(inst);
+            &built
+        }
+        None => return load_greedy(inst, None, deadline, None, None),
+    };
+    let Some(plan) = PeelPlan::new(inst, graph) else {
+        return load_greedy(inst, Some(graph), deadline, None, None);
+    };
+    let (peeled, cut) = peeled_greedy(inst, graph, &plan, deadline);
+    if cut || peeled.ticks() <= graph.max_degree().0 {
+        return (peeled, cut);
+    }
+    // The peel may have spoilt the rest (module docs of factor_peel): the
+    // shorter of the two.
+    match load_greedy(inst, Some(graph), deadline, None, None) {
+        (plain, false) if plain.ticks() < peeled.ticks() => (plain, false),
+        _ => (peeled, false),
+    }
+}
+
+/// The rounds `plan` peels off, then the load greedy on the rest (the two
+/// built at once, on two threads).
+fn peeled_greedy(
+    inst: &Instance,
+    graph: &DemandGraph,
+    plan: &PeelPlan,
+    deadline: Option<Instant>,
+) -> (Schedule, bool) {
+    let rest = plan.rest(inst, graph);
+    let (mut peeled, (rest_schedule, cut)) = rayon::join(
+        || plan.rounds(graph),
+        || load_greedy(inst, Some(graph), deadline, None, Some(&rest)),
+    );
+    peeled.extend(rest_schedule);
+    (peeled, cut)
 }
 
 /// The load-priority greedy; `dense_index` forces the partner search (the
@@ -301,6 +347,7 @@ fn load_greedy(
     graph: Option<&DemandGraph>,
     deadline: Option<Instant>,
     dense_index: Option<bool>,
+    rest: Option<&[u64]>,
 ) -> (Schedule, bool) {
     let n = inst.slots as usize;
     let strict = inst.model == Model::Strict1;
@@ -318,13 +365,27 @@ fn load_greedy(
         items.reserve(graph.undirected.len());
         for e in &graph.undirected {
             let from = parts.len();
-            parts.extend_from_slice(&e.demands);
-            items.push(Item::new(e.a, e.b, &parts, from, parts.len()));
+            match rest {
+                None => parts.extend_from_slice(&e.demands),
+                Some(left) => parts.extend(
+                    e.demands
+                        .iter()
+                        .map(|&(d, _)| (d, left[d as usize]))
+                        .filter(|&(_, c)| c > 0),
+                ),
+            }
+            if parts.len() > from {
+                items.push(Item::new(e.a, e.b, &parts, from, parts.len()));
+            }
         }
     } else {
         for (i, d) in inst.demands().iter().enumerate() {
-            parts.push((i as u32, inst.chunks(i)));
-            items.push(Item::new(d.src, d.dst, &parts, i, i + 1));
+            let chunks = rest.map_or_else(|| inst.chunks(i), |left| left[i]);
+            if chunks > 0 {
+                let from = parts.len();
+                parts.push((i as u32, chunks));
+                items.push(Item::new(d.src, d.dst, &parts, from, from + 1));
+            }
         }
     }
     // Loads: STRICT1 uses load[a] for any slot; READ1_WRITE1 uses
@@ -540,7 +601,7 @@ fn list_schedule_rest(
 
 #[cfg(test)]
 mod tests {
-    use super::load_greedy;
+    use super::{greedy_schedule_on, load_greedy, peeled_greedy, PeelPlan};
     use crate::gen::{generate, Family, GenSpec};
     use crate::graph::DemandGraph;
     use crate::instance::{Instance, Limits, Model};
@@ -585,13 +646,93 @@ mod tests {
         for (f, family) in families.into_iter().enumerate() {
             for model in [Model::Strict1, Model::Read1Write1] {
                 let inst = instance(family.clone(), model, f as u64);
-                let (dense, _) = load_greedy(&inst, None, None, Some(true));
-                let (lists, _) = load_greedy(&inst, None, None, Some(false));
+                let (dense, _) = load_greedy(&inst, None, None, Some(true), None);
+                let (lists, _) = load_greedy(&inst, None, None, Some(false), None);
                 assert_eq!(dense, lists, "family {f} {model:?}");
                 assert!(validate_compact(&inst, &dense).passed());
                 let delta = DemandGraph::new(&inst).max_degree().0;
                 assert_eq!(dense.ticks(), delta, "family {f} {model:?}");
             }
         }
+    }
+
+    /// All-to-all supports (even and odd slot counts, uniform and skewed
+    /// MoE) are peeled, and the peel plus the greedy on the rest is valid
+    /// and meets Delta.
+    #[test]
+    fn a_peeled_all_to_all_meets_delta() {
+        for (n, zipf, tokens) in [
+            (64, 0.0, 512),
+            (63, 0.0, 512),
+            (64, 0.8, 4096),
+            (9, 0.5, 64),
+        ] {
+            let family = Family::Moe {
+                n,
+                experts_per_rank: 1,
+                tokens,
+                topk: 2,
+                zipf,
+                token_bits: 12000,
+            };
+            let inst = instance(family, Model::Strict1, n as u64);
+            let g = DemandGraph::new(&inst);
+            let plan = PeelPlan::new(&inst, &g)
+                .unwrap_or_else(|| panic!("n {n} zipf {zipf}: not all-to-all"));
+            let (peeled, cut) = peeled_greedy(&inst, &g, &plan, None);
+            assert!(!cut);
+            assert!(
+                validate_compact(&inst, &peeled).passed(),
+                "n {n} zipf {zipf}"
+            );
+            assert_eq!(peeled.ticks(), g.max_degree().0, "n {n} zipf {zipf}");
+            assert_eq!(greedy_schedule_on(&inst, Some(&g), None).0, peeled);
+        }
+    }
+
+    /// A peel below Delta's reach (K4 with a heavy triangle: ceil Gamma =
+    /// 3a > Delta = 2a + 1) keeps the shorter of the peeled and the plain
+    /// schedule; a support that is not all-to-all is not peeled.
+    #[test]
+    fn the_greedy_keeps_the_shorter_of_peeled_and_plain() {
+        let a = 5u64;
+        let pairs = [
+            (0, 1, a),
+            (0, 2, a),
+            (1, 2, a),
+            (0, 3, 1),
+            (1, 3, 1),
+            (2, 3, 1),
+        ];
+        let demands: Vec<_> = pairs
+            .iter()
+            .map(|&(s, d, c)| crate::instance::Demand {
+                src: s,
+                dst: d,
+                bits: c * 1024,
+            })
+            .collect();
+        let inst =
+            Instance::new(Model::Strict1, 4, 1024, demands, &Limits::default()).expect("valid");
+        let g = DemandGraph::new(&inst);
+        let plan = PeelPlan::new(&inst, &g).expect("K4 is all-to-all");
+        let (peeled, _) = peeled_greedy(&inst, &g, &plan, None);
+        let (plain, _) = load_greedy(&inst, Some(&g), None, None, None);
+        let (chosen, cut) = greedy_schedule_on(&inst, Some(&g), None);
+        assert!(!cut);
+        assert!(validate_compact(&inst, &chosen).passed());
+        assert_eq!(chosen.ticks(), peeled.ticks().min(plain.ticks()));
+        assert!(chosen.ticks() >= 3 * a);
+
+        let path = instance(
+            Family::Random {
+                n: 40,
+                p: 0.5,
+                max_chunks: 3,
+            },
+            Model::Strict1,
+            1,
+        );
+        assert!(PeelPlan::new(&path, &DemandGraph::new(&path)).is_none());
     }
 }
