@@ -168,7 +168,7 @@ pub struct Transfer {
     pub len: u64,
 }
 
-/// How the plan was made, which decides what [`Plan::check`] requires of a tick.
+/// How the plan was made, which decides what `Plan::check` requires of a tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanKind {

@@ -3,12 +3,12 @@
 //! Every writer streams from the compact schedule (the expanded formats via
 //! [`Expansion`]), so memory is bounded by rounds, not ticks. Before a byte
 //! is written, a schedule must pass
-//! [`validate_compact`](crate::validate::validate_compact) and its exact
+//! [`validate_compact`] and its exact
 //! output size ([`output_size`], computed per round in O(rounds x pairs),
 //! never by expanding) must be within the caller's limit
 //! ([`DEFAULT_MAX_OUTPUT_BYTES`] unless raised): a tiny instance can ask for
 //! 10^18 ticks, and that must be a refusal, not a full disk. Files go
-//! through [`output`](super::output) (temporary file and rename for regular
+//! through [`output`] (temporary file and rename for regular
 //! files, in place for FIFOs and devices), so a failure never leaves a
 //! partial file.
 

@@ -19,7 +19,7 @@
 //! scan of its list of live pairs (both find the same partner).
 //!
 //! On an all-to-all STRICT1 support the rounds of a 1-factorisation are
-//! peeled off first ([`super::factor_peel`]: they lower every degree alike,
+//! peeled off first (module `factor_peel`: they lower every degree alike,
 //! so meeting Delta on the rest meets it on the whole) and the greedy
 //! schedules the rest; should that miss Delta, the plain greedy runs too and
 //! the shorter schedule is kept. At MoE 1024 the peel takes 3998 of 7143
@@ -27,7 +27,7 @@
 //!
 //! With a deadline ([`SolveOptions::deadline`], issue 15 item 3) the round
 //! loop stops when it passes and the chunks left are finished by
-//! [`list_schedule_rest`], a list scheduling (Graham's rule: each pair starts
+//! `list_schedule_rest`, a list scheduling (Graham's rule: each pair starts
 //! as soon as both of its ends are free) that costs O(P log P + output) for
 //! P demand parts left, so the result is always a complete, valid schedule,
 //! only longer. The solution's details then say `"cut_short": ["greedy"]`.
@@ -286,7 +286,7 @@ pub fn greedy_schedule(inst: &Instance) -> Schedule {
 }
 
 /// [`greedy_schedule`] that stops its rounds once `deadline` has passed and
-/// finishes the chunks left by [`list_schedule_rest`]. Returns the schedule
+/// finishes the chunks left by `list_schedule_rest`. Returns the schedule
 /// (always complete and valid) and whether the deadline cut it short.
 pub fn greedy_schedule_until(inst: &Instance, deadline: Option<Instant>) -> (Schedule, bool) {
     greedy_schedule_on(inst, None, deadline)

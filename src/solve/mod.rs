@@ -1,6 +1,6 @@
 //! Solvers: one [`Solver`] trait, one [`Solution`] type.
 //!
-//! A solver turns an [`Instance`] into a compact [`Schedule`] and says what
+//! A solver turns an [`Instance`] into a compact [`Schedule`](crate::schedule::Schedule) and says what
 //! is proven about it ([`Status`], DESIGN.md §3). Solvers do no I/O. Bad
 //! input is an `Err` at parse time, never here: `solve` always returns a
 //! `Solution` (a time limit is a status, not an error).
