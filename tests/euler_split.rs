@@ -58,6 +58,54 @@ proptest! {
     }
 }
 
+/// Every ordered pair of `k` slots (slot ids spread over `k + 2` slots, so
+/// some slots have no demands) with 1..=`max_chunks` chunks of bandwidth 4.
+fn arb_all_to_all(max_chunks: u64) -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
+    (4u32..=10, 0u32..3).prop_flat_map(move |(k, skip)| {
+        let n = k + 2;
+        let ids: Vec<u32> = (0..n).filter(|&v| v != skip && v != n - 1).collect();
+        let pairs: Vec<(u32, u32)> = ids
+            .iter()
+            .flat_map(|&a| ids.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
+            .collect();
+        proptest::collection::vec(1..=4 * max_chunks, pairs.len()).prop_map(move |bits| {
+            let demands = pairs
+                .iter()
+                .zip(bits)
+                .map(|(&(a, b), c)| (a, b, c))
+                .collect();
+            (n, demands)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// All-to-all supports, where a 1-factorisation is peeled first (even
+    /// and odd active slot counts): READ1_WRITE1 meets Delta, STRICT1 is
+    /// valid and its status honest, both model schedules validate tick by
+    /// tick.
+    #[test]
+    fn all_to_all_supports_are_peeled_and_valid((n, demands) in arb_all_to_all(3)) {
+        for model in [Model::Read1Write1, Model::Strict1] {
+            let inst = instance(model, n, 4, &demands);
+            let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+            prop_assert!(validate_expanded(&inst, &sol.schedule).passed());
+            prop_assert!(sol.ticks >= sol.bounds.best.ticks);
+            if model == Model::Read1Write1 {
+                prop_assert_eq!(sol.status, Status::Optimal);
+                prop_assert_eq!(sol.ticks, sol.bounds.degree.ticks);
+            }
+            if sol.status == Status::Optimal {
+                prop_assert_eq!(sol.ticks, sol.bounds.best.ticks);
+            }
+            let greedy = tickopt::solve::greedy::greedy_schedule(&inst);
+            prop_assert!(validate_expanded(&inst, &greedy).passed());
+        }
+    }
+}
+
 #[test]
 fn moe_all_to_all_takes_the_split() {
     // 64 slots, every ordered pair with 1..=4 chunks: few chunks per pair.

@@ -45,7 +45,7 @@ impl Solver for Koenig {
         let t0 = Instant::now();
         let edges = bipartite_edges(inst);
         let (schedule, name) = match split_preferred(inst, &edges)
-            .then(|| split_schedule(&edges))
+            .then(|| peeled_split_schedule(inst, edges))
             .flatten()
         {
             Some(s) => (s, "euler_split"),
@@ -91,6 +91,21 @@ fn bipartite_edges(inst: &Instance) -> Vec<(u32, u32, u64)> {
 /// too large for it (then [`koenig_schedule`] applies).
 pub fn euler_split_schedule(inst: &Instance) -> Option<Schedule> {
     split_schedule(&bipartite_edges(inst))
+}
+
+/// [`split_schedule`] after peeling the shifts of an all-to-all support
+/// (module `factor_peel`: they lower every degree alike, so the rest's
+/// Delta - P colours complete Delta), or of all of `edges` otherwise.
+fn peeled_split_schedule(inst: &Instance, mut edges: Vec<(u32, u32, u64)>) -> Option<Schedule> {
+    let Some(plan) = super::factor_peel::ShiftPlan::new(inst) else {
+        return split_schedule(&edges);
+    };
+    for (e, left) in edges.iter_mut().zip(plan.rest(inst)) {
+        e.2 = left;
+    }
+    let mut schedule = plan.rounds();
+    schedule.extend(split_schedule(&edges)?);
+    Some(schedule)
 }
 
 /// [`euler_split_schedule`] given the instance's [`bipartite_edges`].
