@@ -10,7 +10,6 @@
 //! and the halves keep the layout, each left vertex giving `d / 2`
 //! positions to each, in order.
 
-use super::trails::FIRST;
 use super::{emit, Splitter, NONE};
 
 /// A `d`-regular bipartite multigraph, one position per chunk, `d`
@@ -94,7 +93,7 @@ impl Splitter {
             .zip(g.id.chunks_exact(2))
             .enumerate()
         {
-            let (first, second) = if self.half[2 * i] == FIRST {
+            let (first, second) = if !self.second_half(2 * i) {
                 ((r[0], id[0]), (r[1], id[1]))
             } else {
                 ((r[1], id[1]), (r[0], id[0]))

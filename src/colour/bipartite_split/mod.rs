@@ -210,10 +210,9 @@ struct Splitter {
     // Euler partition of the single copies (see module `trails`).
     /// Single copy waiting for a partner at each right vertex.
     pend_r: Vec<u32>,
-    /// Partner of each single copy at its right end.
+    /// Partner of each single copy at its right end, and its half (module
+    /// `trails`).
     pair: Vec<u32>,
-    /// Half of each single copy.
-    half: Vec<u8>,
     /// Next free position per left vertex while laying out a flat graph.
     fill: Vec<u32>,
     /// Perfect matchings at odd degrees.
@@ -237,7 +236,6 @@ impl Splitter {
         Splitter {
             n,
             pend_r: vec![NONE; n],
-            half: Vec::new(),
             pair: Vec::new(),
             fill: Vec::with_capacity(n),
             matcher,
@@ -392,7 +390,7 @@ impl Splitter {
         for e in g {
             let (mut m1, mut m2) = (e.mult / 2, e.mult / 2);
             if e.mult & 1 == 1 {
-                if self.half[h] == trails::SECOND {
+                if self.second_half(h) {
                     m2 += 1;
                 } else {
                     m1 += 1;

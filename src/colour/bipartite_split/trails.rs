@@ -8,16 +8,16 @@
 //! half as to the other (Gabow 1976; bipartite trails have even length).
 //!
 //! Listing by left vertex makes the left link implicit (`h ^ 1`): a trail
-//! step is one look-up, `pair[h]`.
+//! step is one look-up, `pair[h]`. The halves are kept in the same array
+//! (the top bit of `pair[h]` marks the copies of the first half), so a step
+//! touches one cache line: the walks are latency-bound at the top levels,
+//! where the array is far larger than the caches.
 
 use super::{Splitter, NONE};
 
-/// Half of a single copy before its trail reaches it.
-pub(super) const UNUSED: u8 = 0;
-/// The first half.
-pub(super) const FIRST: u8 = 1;
-/// The second half.
-pub(super) const SECOND: u8 = 2;
+/// Top bit of a `pair` entry: the copy is in the first half. Positions are
+/// below 2^31 (the callers' bound), so it is free.
+const FIRST_HALF: u32 = 1 << 31;
 
 impl Splitter {
     /// Pairs the single copies with right ends `rights` (listed by left
@@ -37,28 +37,35 @@ impl Splitter {
             }
         }
         debug_assert!(self.pend_r.iter().all(|&p| p == NONE));
+        debug_assert!(self.pair.len() < FIRST_HALF as usize);
     }
 
     /// Walks the trails of `self.pair` (right link, then left link `^ 1`),
-    /// alternating halves, into `self.half`.
+    /// alternating halves: a copy reached by its left link (or a trail's
+    /// start) goes to the first half, its right partner to the second, so
+    /// the two copies of every left pair `(2i, 2i + 1)` are in different
+    /// halves and exactly one of them is marked. Read with [`Self::second_half`].
     pub(super) fn walk_trails(&mut self) {
-        let len = self.pair.len();
-        self.half.clear();
-        self.half.resize(len, UNUSED);
-        for start in (0..len as u32).step_by(2) {
-            if self.half[start as usize] != UNUSED {
+        let pair = &mut self.pair;
+        for start in (0..pair.len()).step_by(2) {
+            if (pair[start] | pair[start + 1]) & FIRST_HALF != 0 {
                 continue;
             }
             let mut h = start;
             loop {
-                self.half[h as usize] = FIRST;
-                let t = self.pair[h as usize];
-                self.half[t as usize] = SECOND;
-                h = t ^ 1;
+                let t = pair[h];
+                pair[h] = t | FIRST_HALF;
+                h = (t ^ 1) as usize;
                 if h == start {
                     break;
                 }
             }
         }
+    }
+
+    /// Whether the single copy `h` went to the second half (after
+    /// [`Self::walk_trails`]).
+    pub(super) fn second_half(&self, h: usize) -> bool {
+        self.pair[h] & FIRST_HALF == 0
     }
 }
