@@ -1,9 +1,10 @@
 //! Peeling a 1-factorisation off an all-to-all support (one port).
 //!
-//! When every two slots that have demands share chunks (an all-to-all:
-//! MoE dispatch, uniform or skewed), the pairs of the k active slots split
-//! into perfect matchings whose ticks lower every active slot's degree
-//! alike:
+//! When most pairs of the k slots that have demands share chunks (an
+//! all-to-all: MoE dispatch, uniform or skewed, a few pairs possibly
+//! without tokens; at least half of the pairs are asked for), the pairs of
+//! K_k split into perfect matchings whose ticks lower every active slot's
+//! degree alike; a matching with a pair that has no chunks is left out:
 //!
 //! - STRICT1 ([`PeelPlan`]): the circle method (Walecki's 1-factorisation
 //!   of K_k: slot k-1 fixed, the others on a circle; matching r pairs r
@@ -15,7 +16,8 @@
 //!   receivers without the diagonal), each sending and receiving once per
 //!   active slot.
 //!
-//! Running each matching for `c` ticks, with `c` its smallest multiplicity,
+//! Running each complete matching for `c` ticks, with `c` its smallest
+//! multiplicity,
 //! lowers every active slot's degree by the same P = sum of the `c`s, so the
 //! rest has maximum degree Delta - P exactly, and a schedule of the rest in
 //! Delta - P ticks completes one of Delta ticks, which is optimal by the
@@ -26,8 +28,8 @@
 //! STRICT1 peel can spoil a rest that was colourable in Delta - P (it lowers
 //! an odd set's edges by up to P (|S|-1)/2 chunks, so the rest may have an
 //! overfull odd set); the greedy then also runs without it and keeps the
-//! shorter schedule. O(pairs) for the plans and the rests, O(P k / 2) for
-//! the rounds.
+//! shorter schedule. O(pairs + slots) for the plans and the rests, O(P k / 2)
+//! for the rounds.
 
 use crate::graph::{DemandGraph, UndirectedEdge};
 use crate::instance::{Instance, Model};
@@ -36,33 +38,47 @@ use crate::schedule::Schedule;
 /// Smallest active slot count worth a peel (below it the greedy is instant).
 const MIN_ACTIVE_SLOTS: usize = 4;
 
-/// What to peel off a STRICT1 all-to-all: the active slots, and the
-/// ticks of each matching of the circle method.
+/// No rank (a slot without chunks).
+const NONE: u32 = u32::MAX;
+
+/// What to peel off a STRICT1 (near) all-to-all: the ticks of each matching
+/// of the circle method, and its pairs.
 pub(crate) struct PeelPlan {
-    /// Slots with chunks, ascending (their rank is their index here).
-    active: Vec<u32>,
-    /// Ticks of matching r (0: not used).
+    /// Ticks of matching r (0: not used, or a pair of it has no chunks).
     ticks: Vec<u64>,
+    /// Indices into [`DemandGraph::undirected`] of the pairs of each matching.
+    pairs: Buckets,
 }
 
 impl PeelPlan {
-    /// The plan for `inst`, or `None` when the support is not all-to-all
-    /// over an active set of at least [`MIN_ACTIVE_SLOTS`] slots, or no
-    /// matching can run a tick.
+    /// The plan for `inst`, or `None` when fewer than [`MIN_ACTIVE_SLOTS`]
+    /// slots have chunks, fewer than half of their pairs do, or no matching
+    /// has all its pairs.
     pub(crate) fn new(inst: &Instance, g: &DemandGraph) -> Option<PeelPlan> {
         if inst.model != Model::Strict1 || !inst.is_single_port() {
             return None;
         }
         let degree: Vec<u64> = (0..inst.slots as usize).map(|v| g.degree(v)).collect();
-        let active = active_slots(&degree, g.undirected.len(), 1)?;
+        let (active, rank) = dense_active_set(&degree, g.undirected.len(), 1)?;
         let k = active.len();
         let circle = Circle::new(k);
-        let mut ticks = vec![u64::MAX; circle.matchings()];
-        for (e, (i, j)) in g.undirected.iter().zip(pair_ranks(k)) {
-            debug_assert_eq!((e.a, e.b), (active[i], active[j]));
-            let r = circle.matching_of(i, j);
-            ticks[r] = ticks[r].min(e.mult);
-        }
+        let matching = |e: &UndirectedEdge| {
+            circle.matching_of(rank[e.a as usize] as usize, rank[e.b as usize] as usize)
+        };
+        let pairs = Buckets::new(circle.matchings(), g.undirected.iter().map(matching));
+        let mut ticks: Vec<u64> = (0..circle.matchings())
+            .map(|r| {
+                let edges = pairs.get(r);
+                if edges.len() < k / 2 {
+                    return 0;
+                }
+                edges
+                    .iter()
+                    .map(|&e| g.undirected[e as usize].mult)
+                    .min()
+                    .unwrap_or(0)
+            })
+            .collect();
         if k % 2 == 1 {
             // Matching r leaves rank r idle: at most its slack.
             let delta = degree.iter().copied().max().unwrap_or(0);
@@ -70,19 +86,27 @@ impl PeelPlan {
                 *t = (*t).min(delta - degree[active[r] as usize]);
             }
         }
-        (ticks.iter().any(|&t| t > 0)).then_some(PeelPlan { active, ticks })
+        (ticks.iter().any(|&t| t > 0)).then_some(PeelPlan { ticks, pairs })
+    }
+
+    /// The matchings to peel, with their ticks and pairs.
+    fn peeled(&self) -> impl Iterator<Item = (u64, &[u32])> {
+        (self.ticks.iter().enumerate())
+            .filter(|&(_, &t)| t > 0)
+            .map(|(r, &t)| (t, self.pairs.get(r)))
     }
 
     /// Chunks each demand has left after the peel.
     pub(crate) fn rest(&self, inst: &Instance, g: &DemandGraph) -> Vec<u64> {
-        let mut left: Vec<u64> = (0..inst.demands().len()).map(|i| inst.chunks(i)).collect();
-        let circle = Circle::new(self.active.len());
-        for (e, (i, j)) in g.undirected.iter().zip(pair_ranks(self.active.len())) {
-            let mut take = self.ticks[circle.matching_of(i, j)];
-            for &(d, _) in &e.demands {
-                let t = take.min(left[d as usize]);
-                left[d as usize] -= t;
-                take -= t;
+        let mut left = inst.chunk_counts().to_vec();
+        for (ticks, edges) in self.peeled() {
+            for &e in edges {
+                let mut take = ticks;
+                for &(d, _) in &g.undirected[e as usize].demands {
+                    let t = take.min(left[d as usize]);
+                    left[d as usize] -= t;
+                    take -= t;
+                }
             }
         }
         left
@@ -92,18 +116,13 @@ impl PeelPlan {
     /// its demands in the order of [`UndirectedEdge::demands`] (a round
     /// ends where some pair moves to its next demand).
     pub(crate) fn rounds(&self, g: &DemandGraph) -> Schedule {
-        let k = self.active.len();
-        let circle = Circle::new(k);
         let mut schedule = Schedule::new();
         // (edge, part, chunks left in the part) of each pair of the matching.
-        let mut cursors: Vec<(&UndirectedEdge, usize, u64)> = Vec::with_capacity(k / 2);
-        for (r, &ticks) in self.ticks.iter().enumerate() {
-            if ticks == 0 {
-                continue;
-            }
+        let mut cursors: Vec<(&UndirectedEdge, usize, u64)> = Vec::new();
+        for (ticks, edges) in self.peeled() {
             cursors.clear();
-            cursors.extend(circle.pairs(r).map(|(i, j)| {
-                let e = &g.undirected[edge_index(k, i.min(j), i.max(j))];
+            cursors.extend(edges.iter().map(|&e| {
+                let e = &g.undirected[e as usize];
                 (e, 0, e.demands[0].1)
             }));
             let mut to_go = ticks;
@@ -124,17 +143,19 @@ impl PeelPlan {
     }
 }
 
-/// What to peel off a READ1_WRITE1 all-to-all: the active slots, and
-/// the ticks of each shift `i -> i + t` (index t; 0 unused).
+/// What to peel off a READ1_WRITE1 (near) all-to-all: the ticks of each
+/// shift `i -> i + t` of the ranks, and its demands.
 pub(crate) struct ShiftPlan {
-    active: usize,
+    /// Ticks of shift t (0: t = 0, or a demand of the shift is missing).
     ticks: Vec<u64>,
+    /// Demand indices of each shift.
+    demands: Buckets,
 }
 
 impl ShiftPlan {
-    /// The plan for `inst`, or `None` when its demands are not every
-    /// ordered pair of at least [`MIN_ACTIVE_SLOTS`] active slots, or no
-    /// shift can run a tick.
+    /// The plan for `inst`, or `None` when fewer than [`MIN_ACTIVE_SLOTS`]
+    /// slots have demands, fewer than half of their ordered pairs do, or no
+    /// shift has all its demands.
     pub(crate) fn new(inst: &Instance) -> Option<ShiftPlan> {
         if inst.model != Model::Read1Write1 || !inst.is_single_port() {
             return None;
@@ -144,83 +165,112 @@ impl ShiftPlan {
             degree[d.src as usize] += 1;
             degree[d.dst as usize] += 1;
         }
-        let k = active_slots(&degree, inst.demands().len(), 2)?.len();
-        let mut ticks = vec![u64::MAX; k];
-        ticks[0] = 0;
-        for (idx, &c) in inst.chunk_counts().iter().enumerate() {
-            let t = shift_of(k, idx);
-            ticks[t] = ticks[t].min(c);
-        }
-        (ticks.iter().any(|&t| t > 0)).then_some(ShiftPlan { active: k, ticks })
+        let (active, rank) = dense_active_set(&degree, inst.demands().len(), 2)?;
+        let k = active.len();
+        let shift = |d: &crate::instance::Demand| {
+            (rank[d.dst as usize] as usize + k - rank[d.src as usize] as usize) % k
+        };
+        let demands = Buckets::new(k, inst.demands().iter().map(shift));
+        let chunks = inst.chunk_counts();
+        let ticks: Vec<u64> = (0..k)
+            .map(|t| {
+                let ds = demands.get(t);
+                if t == 0 || ds.len() < k {
+                    return 0;
+                }
+                ds.iter().map(|&d| chunks[d as usize]).min().unwrap_or(0)
+            })
+            .collect();
+        (ticks.iter().any(|&t| t > 0)).then_some(ShiftPlan { ticks, demands })
+    }
+
+    /// The shifts to peel, with their ticks and demands.
+    fn peeled(&self) -> impl Iterator<Item = (u64, &[u32])> {
+        (self.ticks.iter().enumerate())
+            .filter(|&(_, &t)| t > 0)
+            .map(|(t, &c)| (c, self.demands.get(t)))
     }
 
     /// Chunks each demand has left after the peel.
     pub(crate) fn rest(&self, inst: &Instance) -> Vec<u64> {
-        let k = self.active;
-        (inst.chunk_counts().iter().enumerate())
-            .map(|(idx, &c)| c - self.ticks[shift_of(k, idx)])
-            .collect()
+        let mut left = inst.chunk_counts().to_vec();
+        for (ticks, demands) in self.peeled() {
+            for &d in demands {
+                left[d as usize] -= ticks;
+            }
+        }
+        left
     }
 
-    /// The peeled rounds: shift t for its ticks, one round each.
+    /// The peeled rounds: each shift for its ticks, one round each.
     pub(crate) fn rounds(&self) -> Schedule {
-        let k = self.active;
         let mut schedule = Schedule::new();
-        for (t, &ticks) in self.ticks.iter().enumerate().filter(|&(_, &c)| c > 0) {
-            // Demands are sorted by (src, dst): rank i's row starts at
-            // i (k - 1) and skips its own column.
-            let demand = |i: usize| {
-                let j = (i + t) % k;
-                (i * (k - 1) + if j < i { j } else { j - 1 }) as u32
-            };
-            schedule.push(ticks, (0..k).map(demand).collect());
+        for (ticks, demands) in self.peeled() {
+            schedule.push(ticks, demands.to_vec());
         }
         schedule
     }
 }
 
-/// The shift t of demand `idx` of an all-to-all on k ranks (demands sorted
-/// by (src, dst), every ordered pair once).
-fn shift_of(k: usize, idx: usize) -> usize {
-    let (i, jj) = (idx / (k - 1), idx % (k - 1));
-    let j = if jj >= i { jj + 1 } else { jj };
-    (j + k - i) % k
-}
-
-/// The slots with `degree > 0` (ascending) when there are at least
-/// [`MIN_ACTIVE_SLOTS`] of them and `pairs` is every pair of them
+/// The slots with `degree > 0` (ascending) and the rank of each slot among
+/// them ([`NONE`] for the others), when there are at least
+/// [`MIN_ACTIVE_SLOTS`] of them and `pairs` is at least half of their pairs
 /// (`per_pair` pairs per two slots: 1 undirected, 2 ordered).
-fn active_slots(degree: &[u64], pairs: usize, per_pair: usize) -> Option<Vec<u32>> {
+fn dense_active_set(degree: &[u64], pairs: usize, per_pair: usize) -> Option<(Vec<u32>, Vec<u32>)> {
     let active: Vec<u32> = (0..degree.len() as u32)
         .filter(|&v| degree[v as usize] > 0)
         .collect();
     let k = active.len();
-    (k >= MIN_ACTIVE_SLOTS && pairs == per_pair * k * (k - 1) / 2).then_some(active)
+    if k < MIN_ACTIVE_SLOTS || 4 * pairs < per_pair * k * (k - 1) {
+        return None;
+    }
+    let mut rank = vec![NONE; degree.len()];
+    for (i, &v) in active.iter().enumerate() {
+        rank[v as usize] = i as u32;
+    }
+    Some((active, rank))
 }
 
-/// The pairs of ranks `(i, j)`, `i < j < k`, in the order of the sorted
-/// edges of an all-to-all support.
-fn pair_ranks(k: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..k).flat_map(move |i| (i + 1..k).map(move |j| (i, j)))
+/// Items grouped by key, in item order within a key (a counting sort).
+struct Buckets {
+    start: Vec<u32>,
+    items: Vec<u32>,
 }
 
-/// Index of the edge of ranks `i < j` among the sorted edges of K_k.
-fn edge_index(k: usize, i: usize, j: usize) -> usize {
-    i * k - i * (i + 1) / 2 + (j - i - 1)
+impl Buckets {
+    /// Items `0..` with the keys `keys` (each below `count`).
+    fn new(count: usize, keys: impl Iterator<Item = usize> + Clone) -> Buckets {
+        let mut start = vec![0u32; count + 1];
+        for key in keys.clone() {
+            start[key + 1] += 1;
+        }
+        for i in 0..count {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; start[count] as usize];
+        for (item, key) in keys.enumerate() {
+            items[fill[key] as usize] = item as u32;
+            fill[key] += 1;
+        }
+        Buckets { start, items }
+    }
+
+    fn get(&self, key: usize) -> &[u32] {
+        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
+    }
 }
 
 /// The circle method on k ranks (a dummy rank k for odd k).
 struct Circle {
     /// Ranks on the circle: k - 1 for even k, k for odd k (always odd).
     m: usize,
-    k: usize,
 }
 
 impl Circle {
     fn new(k: usize) -> Circle {
         Circle {
             m: if k % 2 == 0 { k - 1 } else { k },
-            k,
         }
     }
 
@@ -228,21 +278,25 @@ impl Circle {
         self.m
     }
 
-    /// The matching that holds the pair of ranks `i < j`: r with
+    /// The matching that holds the pair of ranks `i != j`: r with
     /// `i + j = 2r` modulo m (2 is invertible modulo the odd m, with
-    /// inverse (m+1)/2), or r = i when j is the fixed rank m.
+    /// inverse (m+1)/2), or r = the other rank when one is the fixed rank m.
     fn matching_of(&self, i: usize, j: usize) -> usize {
         if j == self.m {
             i
+        } else if i == self.m {
+            j
         } else {
             (i + j) * self.m.div_ceil(2) % self.m
         }
     }
 
-    /// The real pairs of matching r (a pair with the dummy is left out).
-    fn pairs(&self, r: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    /// The real pairs of matching r on k ranks (a pair with the dummy is
+    /// left out).
+    #[cfg(test)]
+    fn pairs(&self, r: usize, k: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         let m = self.m;
-        let fixed = (self.m < self.k).then_some((r, m));
+        let fixed = (m < k).then_some((r, m));
         fixed
             .into_iter()
             .chain((1..=(m - 1) / 2).map(move |t| ((r + t) % m, (r + m - t) % m)))
@@ -254,8 +308,7 @@ mod tests {
     use super::*;
 
     /// Every pair of ranks is in exactly one matching, the one
-    /// `matching_of` names, and each matching is a matching; every shift
-    /// sends once from each rank, to the rank t further.
+    /// `matching_of` names, and each matching is a matching.
     #[test]
     fn the_circle_is_a_one_factorisation() {
         for k in 4..40 {
@@ -263,7 +316,7 @@ mod tests {
             let mut seen = vec![vec![false; k]; k];
             for r in 0..c.matchings() {
                 let mut used = vec![false; k];
-                for (i, j) in c.pairs(r) {
+                for (i, j) in c.pairs(r, k) {
                     let (i, j) = (i.min(j), i.max(j));
                     assert!(j < k && i != j, "k {k} r {r}: ({i}, {j})");
                     assert!(!used[i] && !used[j], "k {k} r {r}: rank used twice");
@@ -276,25 +329,9 @@ mod tests {
                 let idle = used.iter().filter(|&&u| !u).count();
                 assert_eq!(idle, k % 2, "k {k} r {r}");
             }
-            for t in 1..k {
-                let mut row = vec![false; k];
-                for idx in 0..k * (k - 1) {
-                    if shift_of(k, idx) == t {
-                        let (i, jj) = (idx / (k - 1), idx % (k - 1));
-                        assert!(!row[i], "k {k} shift {t}: sender {i} twice");
-                        row[i] = true;
-                        let j = if jj >= i { jj + 1 } else { jj };
-                        assert_eq!((i + t) % k, j);
-                    }
-                }
-                assert!(row.iter().all(|&r| r), "k {k} shift {t}");
-            }
-            for (i, j) in pair_ranks(k) {
-                assert!(seen[i][j], "k {k}: pair ({i}, {j}) missing");
-                assert_eq!(
-                    pair_ranks(k).position(|p| p == (i, j)),
-                    Some(edge_index(k, i, j))
-                );
+            for (i, row) in seen.iter().enumerate() {
+                let missing = row.iter().skip(i + 1).position(|&s| !s);
+                assert_eq!(missing, None, "k {k}: a pair of rank {i} is missing");
             }
         }
     }
@@ -389,29 +426,51 @@ mod tests {
         }
     }
 
-    /// Supports that are not all-to-all (a missing pair) are not peeled.
+    /// The plan's peeled matchings (or shifts) and its rounds and rest.
+    fn peel(inst: &Instance) -> Option<(usize, Schedule, Vec<u64>)> {
+        let g = DemandGraph::new(inst);
+        match inst.model {
+            Model::Strict1 => PeelPlan::new(inst, &g)
+                .map(|p| (p.peeled().count(), p.rounds(&g), p.rest(inst, &g))),
+            Model::Read1Write1 => {
+                ShiftPlan::new(inst).map(|p| (p.peeled().count(), p.rounds(), p.rest(inst)))
+            }
+        }
+    }
+
+    /// A missing pair leaves the one matching (or shift) that holds it out
+    /// of the peel, and the rest still has Delta less the peeled ticks; a
+    /// sparse support (a ring) is not peeled.
     #[test]
-    fn only_all_to_all_supports_are_peeled() {
+    fn a_missing_pair_leaves_out_its_matching_only() {
         for model in [Model::Strict1, Model::Read1Write1] {
             let inst = moe(8, model);
+            let (full, _, _) = peel(&inst).expect("all-to-all");
+            assert_eq!(full, 7, "{model:?}: every matching of 8 slots has chunks");
+            let (a, b) = (inst.demands()[2].src, inst.demands()[2].dst);
             let mut demands = inst.demands().to_vec();
-            demands.remove(3);
-            let cut = Instance::new(model, 8, 1024, demands, &crate::instance::Limits::default())
-                .expect("valid");
-            let g = DemandGraph::new(&cut);
-            match model {
-                Model::Strict1 => {
-                    // One direction of the pair is left: still a pair.
-                    assert!(PeelPlan::new(&cut, &g).is_some());
-                    let mut both = cut.demands().to_vec();
-                    let (a, b) = (both[2].src, both[2].dst);
-                    both.retain(|d| (d.src, d.dst) != (a, b) && (d.src, d.dst) != (b, a));
-                    let cut2 =
-                        Instance::new(model, 8, 1024, both, &Default::default()).expect("valid");
-                    assert!(PeelPlan::new(&cut2, &DemandGraph::new(&cut2)).is_none());
-                }
-                Model::Read1Write1 => assert!(ShiftPlan::new(&cut).is_none()),
+            // STRICT1: the pair both ways; READ1_WRITE1: one direction.
+            let gone = |d: &crate::instance::Demand| {
+                (d.src, d.dst) == (a, b) || (model == Model::Strict1 && (d.src, d.dst) == (b, a))
+            };
+            demands.retain(|d| !gone(d));
+            let cut = Instance::new(model, 8, 1024, demands, &Default::default()).expect("valid");
+            let (peeled, rounds, rest) = peel(&cut).expect("near all-to-all");
+            assert_eq!(peeled, 6, "{model:?}");
+            let (sent, proper) = sent_by(&cut, &rounds);
+            assert!(proper);
+            for (i, (s, r)) in sent.iter().zip(&rest).enumerate() {
+                assert_eq!(s + r, cut.chunks(i), "{model:?} demand {i}");
             }
+            let ring: Vec<_> = (0..9u32)
+                .map(|v| crate::instance::Demand {
+                    src: v,
+                    dst: (v + 1) % 9,
+                    bits: 4096,
+                })
+                .collect();
+            let ring = Instance::new(model, 9, 1024, ring, &Default::default()).expect("valid");
+            assert!(peel(&ring).is_none(), "{model:?}");
         }
     }
 }
