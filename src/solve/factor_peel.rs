@@ -91,9 +91,7 @@ impl PeelPlan {
 
     /// The matchings to peel, with their ticks and pairs.
     fn peeled(&self) -> impl Iterator<Item = (u64, &[u32])> {
-        (self.ticks.iter().enumerate())
-            .filter(|&(_, &t)| t > 0)
-            .map(|(r, &t)| (t, self.pairs.get(r)))
+        self.pairs.with_ticks(&self.ticks)
     }
 
     /// Chunks each demand has left after the peel.
@@ -186,9 +184,7 @@ impl ShiftPlan {
 
     /// The shifts to peel, with their ticks and demands.
     fn peeled(&self) -> impl Iterator<Item = (u64, &[u32])> {
-        (self.ticks.iter().enumerate())
-            .filter(|&(_, &t)| t > 0)
-            .map(|(t, &c)| (c, self.demands.get(t)))
+        self.demands.with_ticks(&self.ticks)
     }
 
     /// Chunks each demand has left after the peel.
@@ -258,6 +254,13 @@ impl Buckets {
 
     fn get(&self, key: usize) -> &[u32] {
         &self.items[self.start[key] as usize..self.start[key + 1] as usize]
+    }
+
+    /// `(ticks[key], items of key)` for the keys with ticks, in key order.
+    fn with_ticks<'a>(&'a self, ticks: &'a [u64]) -> impl Iterator<Item = (u64, &'a [u32])> {
+        (ticks.iter().enumerate())
+            .filter(|&(_, &t)| t > 0)
+            .map(|(key, &t)| (t, self.get(key)))
     }
 }
 

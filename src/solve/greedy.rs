@@ -18,12 +18,13 @@
 //! index, O(n / 64) words per search, up to 4096 resources), or else by a
 //! scan of its list of live pairs (both find the same partner).
 //!
-//! On an all-to-all STRICT1 support the rounds of a 1-factorisation are
-//! peeled off first (module `factor_peel`: they lower every degree alike,
-//! so meeting Delta on the rest meets it on the whole) and the greedy
-//! schedules the rest; should that miss Delta, the plain greedy runs too and
-//! the shorter schedule is kept. At MoE 1024 the peel takes 3998 of 7143
-//! ticks and halves the greedy's time.
+//! On a (near) all-to-all STRICT1 support the complete matchings of a
+//! 1-factorisation are peeled off first (module `factor_peel`: they lower
+//! every degree alike, so meeting Delta on the rest meets it on the whole),
+//! built on a second thread while the greedy schedules the rest; should
+//! that miss Delta, the plain greedy runs too and the shorter schedule is
+//! kept. At MoE 1024 the peel takes 3998 of 7143 ticks and halves the
+//! greedy's time.
 //!
 //! With a deadline ([`SolveOptions::deadline`], issue 15 item 3) the round
 //! loop stops when it passes and the chunks left are finished by

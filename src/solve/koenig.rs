@@ -4,7 +4,9 @@
 //! chunks per pair) the Euler-split colouring of
 //! [`crate::colour::bipartite_split`] (Gabow; Cole–Ost–Schirra; Alon), chosen
 //! by [`prefers_euler_split`]; otherwise the peeling below, whose time does
-//! not grow with the multiplicity.
+//! not grow with the multiplicity. Before the Euler split, a (near)
+//! all-to-all support has its complete cyclic shifts peeled (module
+//! `factor_peel`), which leaves the split a smaller Delta.
 //!
 //! The bipartite multigraph senders x receivers (edge = demand, multiplicity
 //! = chunks) is regularised to degree Delta with dummy pairs between
@@ -93,9 +95,10 @@ pub fn euler_split_schedule(inst: &Instance) -> Option<Schedule> {
     split_schedule(&bipartite_edges(inst))
 }
 
-/// [`split_schedule`] after peeling the shifts of an all-to-all support
-/// (module `factor_peel`: they lower every degree alike, so the rest's
-/// Delta - P colours complete Delta), or of all of `edges` otherwise.
+/// [`split_schedule`] after peeling the complete shifts of a (near)
+/// all-to-all support (module `factor_peel`: they lower every degree alike,
+/// so the rest's Delta - P colours complete Delta), or of all of `edges`
+/// otherwise.
 fn peeled_split_schedule(inst: &Instance, mut edges: Vec<(u32, u32, u64)>) -> Option<Schedule> {
     let Some(plan) = super::factor_peel::ShiftPlan::new(inst) else {
         return split_schedule(&edges);
