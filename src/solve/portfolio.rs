@@ -64,6 +64,47 @@ pub fn bounds_for(inst: &Instance, g: &DemandGraph) -> Bounds {
     exact_bounds(inst, g)
 }
 
+/// Slots from which `tickopt bounds` tries the backbone colouring before the
+/// odd-set search ([`bounds_settled_until`]).
+const COLOUR_FIRST_SLOTS: u32 = 4096;
+
+/// The bounds `tickopt bounds` prints, and what settled their completeness
+/// when a colouring did. On large STRICT1 instances where the backbone
+/// colouring may apply ([`crate::colour::backbone_may_apply`]: a few heavy
+/// pairs with structure, e.g. a long ring with chords, where the odd-set
+/// search's Gomory–Hu tree costs a flow per slot and each flow walks the
+/// ring: 78 s at 20,001 slots), a backbone colouring that meets the cheap
+/// bound L, validated, settles the bounds: a schedule of L ticks and a valid
+/// bound L prove `max(Delta, ceil Gamma) = L`, the argument the solve uses.
+/// Otherwise (and always below [`COLOUR_FIRST_SLOTS`] slots) the exact
+/// search runs until `deadline`. The choice depends on the input only, so
+/// the output does too.
+pub fn bounds_settled_until(
+    inst: &Instance,
+    g: &DemandGraph,
+    deadline: Option<Instant>,
+) -> (Bounds, Option<String>) {
+    let may_colour = inst.slots >= COLOUR_FIRST_SLOTS
+        && inst.model == Model::Strict1
+        && inst.is_single_port()
+        && crate::colour::backbone_may_apply(
+            inst.slots as usize,
+            &g.edge_triples(),
+            g.max_degree().0,
+        );
+    let coloured = may_colour
+        .then(|| super::structured::solve_by_backbone(inst, g))
+        .flatten()
+        .filter(|sol| validate_compact(inst, &sol.schedule).passed());
+    match coloured {
+        Some(sol) => {
+            let how = format!("a {}-tick schedule ({})", sol.ticks, sol.stats.solver);
+            (sol.bounds, Some(how))
+        }
+        None => (exact_bounds_until(inst, g, deadline), None),
+    }
+}
+
 /// Solves `inst`: bounds, solver, and a validation of the result. The
 /// returned schedule has passed [`validate_compact`].
 pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solution, EngineError> {
@@ -222,5 +263,59 @@ fn strict1_auto(
         greedy
     } else {
         exact
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounds_settled_until;
+    use crate::bounds::exact_bounds;
+    use crate::graph::DemandGraph;
+    use crate::instance::{Demand, Instance, Limits, Model};
+
+    /// A ring of `n` slots, 1000 chunks per pair, with `chords` one-chunk
+    /// chords.
+    fn ring_with_chords(n: u32, chords: u32) -> Instance {
+        let ring = (0..n).map(|v| Demand {
+            src: v,
+            dst: (v + 1) % n,
+            bits: 1000,
+        });
+        let across = (0..chords).map(|c| Demand {
+            src: c * 7,
+            dst: c * 7 + n / 2,
+            bits: 1,
+        });
+        Instance::new(
+            Model::Strict1,
+            n,
+            1,
+            ring.chain(across).collect::<Vec<_>>(),
+            &Limits::default(),
+        )
+        .expect("valid")
+    }
+
+    /// From 4096 slots a ring with chords is settled by the backbone
+    /// colouring, at the value the exact odd-set search computes; below, the
+    /// search runs.
+    #[test]
+    fn a_colouring_settles_the_bounds_of_a_large_ring_with_chords() {
+        let inst = ring_with_chords(4097, 10);
+        let g = DemandGraph::new(&inst);
+        let (settled, how) = bounds_settled_until(&inst, &g, None);
+        assert!(how
+            .expect("settled by a colouring")
+            .contains("2001-tick schedule"));
+        assert!(settled.complete);
+        let searched = exact_bounds(&inst, &g);
+        assert!(searched.complete);
+        assert_eq!(settled.best.ticks, searched.best.ticks);
+
+        let small = ring_with_chords(1001, 10);
+        let g = DemandGraph::new(&small);
+        let (b, how) = bounds_settled_until(&small, &g, None);
+        assert_eq!(how, None);
+        assert_eq!(b, exact_bounds(&small, &g));
     }
 }
