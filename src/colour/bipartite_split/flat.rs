@@ -41,8 +41,7 @@ impl Splitter {
         if g.d % 2 == 1 {
             self.peel_matching(&mut g, factor, rounds);
         }
-        let (g1, g2) = self.split_flat(&g);
-        self.give_flat(g);
+        let (g1, g2) = self.split_flat(g);
         let entries = g1.right.len() + g2.right.len();
         self.colour_halves(g1, g2, entries, rounds, |s, g, out| {
             s.colour_flat(g, factor, out)
@@ -75,39 +74,36 @@ impl Splitter {
     }
 
     /// Euler split of `g` (`d` even) into two `d / 2`-regular halves:
-    /// every position is a single copy here.
-    fn split_flat(&mut self, g: &Flat) -> (Flat, Flat) {
+    /// every position is a single copy here. The second half is compacted
+    /// into `g`'s own arrays (position `i` is written after positions `2i`
+    /// and `2i + 1` are read), so only the first needs fresh memory.
+    fn split_flat(&mut self, mut g: Flat) -> (Flat, Flat) {
         let len = g.right.len();
         self.pair_by_right(g.right.iter().copied());
         self.walk_trails();
         let mut g1 = self.take_flat(g.d / 2, len / 2);
-        let mut g2 = self.take_flat(g.d / 2, len / 2);
-        for h in [&mut g1, &mut g2] {
-            h.right.resize(len / 2, NONE);
-            h.id.resize(len / 2, NONE);
-        }
         // Pairs `(2i, 2i + 1)` send one position to each half.
-        for (i, (r, id)) in g
-            .right
-            .chunks_exact(2)
-            .zip(g.id.chunks_exact(2))
-            .enumerate()
-        {
-            let (first, second) = if !self.second_half(2 * i) {
-                ((r[0], id[0]), (r[1], id[1]))
-            } else {
-                ((r[1], id[1]), (r[0], id[0]))
-            };
-            (g1.right[i], g1.id[i]) = first;
-            (g2.right[i], g2.id[i]) = second;
+        for i in 0..len / 2 {
+            let (a, b) = (2 * i, 2 * i + 1);
+            let (first, second) = if self.second_half(a) { (b, a) } else { (a, b) };
+            g1.right.push(g.right[first]);
+            g1.id.push(g.id[first]);
+            (g.right[i], g.id[i]) = (g.right[second], g.id[second]);
         }
-        (g1, g2)
+        g.right.truncate(len / 2);
+        g.id.truncate(len / 2);
+        g.d /= 2;
+        (g1, g)
     }
 
     /// An empty flat graph of degree `d` with room for `len` positions.
     fn take_flat(&mut self, d: u32, len: usize) -> Flat {
+        // The roomiest array of the pool: a smaller one would grow, and a
+        // grown array is fresh memory (page faults) where a pooled one was
+        // already touched.
         let mut take = || {
-            let mut v = self.pool_u32.pop().unwrap_or_default();
+            let roomiest = (0..self.pool_u32.len()).max_by_key(|&i| self.pool_u32[i].capacity());
+            let mut v = roomiest.map_or_else(Vec::new, |i| self.pool_u32.swap_remove(i));
             v.clear();
             v.reserve(len);
             v

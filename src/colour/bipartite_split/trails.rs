@@ -24,6 +24,7 @@ impl Splitter {
     /// vertex) in order at each right vertex, into `self.pair`.
     pub(super) fn pair_by_right(&mut self, rights: impl Iterator<Item = u32>) {
         self.pair.clear();
+        self.pair.reserve(rights.size_hint().0);
         for (h, r) in rights.enumerate() {
             let h = h as u32;
             let pend = &mut self.pend_r[r as usize];
