@@ -84,15 +84,8 @@ pub fn bounds_settled_until(
     g: &DemandGraph,
     deadline: Option<Instant>,
 ) -> (Bounds, Option<String>) {
-    let may_colour = inst.slots >= COLOUR_FIRST_SLOTS
-        && inst.model == Model::Strict1
-        && inst.is_single_port()
-        && crate::colour::backbone_may_apply(
-            inst.slots as usize,
-            &g.edge_triples(),
-            g.max_degree().0,
-        );
-    let coloured = may_colour
+    // solve_by_backbone tests backbone_may_apply (STRICT1, one port) first.
+    let coloured = (inst.slots >= COLOUR_FIRST_SLOTS)
         .then(|| super::structured::solve_by_backbone(inst, g))
         .flatten()
         .filter(|sol| validate_compact(inst, &sol.schedule).passed());
