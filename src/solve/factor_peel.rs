@@ -17,11 +17,10 @@
 //!   active slot.
 //!
 //! Running each complete matching for `c` ticks, with `c` its smallest
-//! multiplicity,
-//! lowers every active slot's degree by the same P = sum of the `c`s, so the
-//! rest has maximum degree Delta - P exactly, and a schedule of the rest in
-//! Delta - P ticks completes one of Delta ticks, which is optimal by the
-//! degree bound. For READ1_WRITE1 König guarantees that schedule; at MoE
+//! multiplicity, lowers every active slot's degree by the same P = sum of
+//! the `c`s, so the rest has maximum degree Delta - P exactly, and a
+//! schedule of the rest in Delta - P ticks completes one of Delta ticks,
+//! which is optimal by the degree bound. For READ1_WRITE1 König guarantees that schedule; at MoE
 //! 1024 the shifts take 1268 of 3605 ticks. For STRICT1 the load greedy
 //! ([`super::greedy`]) schedules the rest: at MoE 1024 the matchings take
 //! 3998 of 7143 ticks, which leaves it less than half of its rounds. A
