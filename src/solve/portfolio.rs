@@ -76,7 +76,7 @@ const COLOUR_FIRST_SLOTS: u32 = 4096;
 /// ring: 78 s at 20,001 slots), a backbone colouring that meets the cheap
 /// bound L, validated, settles the bounds: a schedule of L ticks and a valid
 /// bound L prove `max(Delta, ceil Gamma) = L`, the argument the solve uses.
-/// Otherwise (and always below [`COLOUR_FIRST_SLOTS`] slots) the exact
+/// Otherwise (and always below 4096 slots (`COLOUR_FIRST_SLOTS`)) the exact
 /// search runs until `deadline`. The choice depends on the input only, so
 /// the output does too.
 pub fn bounds_settled_until(
