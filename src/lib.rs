@@ -29,9 +29,11 @@ pub mod gen;
 pub mod graph;
 mod html_text;
 pub mod instance;
+pub mod lower;
 pub mod proof;
 pub mod schedule;
 pub mod solve;
+pub mod units;
 pub mod validate;
 pub mod verify;
 
