@@ -5,7 +5,6 @@
 use super::common::OverrideArgs;
 use super::solve_cmd::{set_threads, time_limit};
 use crate::audit::{export, read_schedule_facts, Audit, Gates};
-use crate::instance::{read_instance_file, Limits};
 use crate::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
@@ -64,7 +63,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     // Everything is read before anything is solved or written: an
     // unreadable file is exit 1 with no output.
     let phases = super::progress::Phases::start("reading the instance");
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
     let mut facts = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
         phases.phase(format!("validating {}", p.display()));

@@ -1,6 +1,9 @@
 //! Flags shared by commands that read an instance or write outputs.
 
-use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
+use crate::instance::{
+    read_instance_bytes, recorded_bw, InputError, Instance, Limits, Model, Overrides,
+    BW_COMMENT_KEY,
+};
 use crate::schedule::output::{self, OutputFile};
 use crate::schedule::WriteError;
 use crate::units::{parse_bits, parse_bytes, PlainUnit};
@@ -10,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// How to read INPUT (a demands CSV or an instance JSON).
 #[derive(Args, Debug, Clone)]
 pub struct InstanceArgs {
-    /// Demands CSV (src_slot,dst_slot,bits_total; needs --bw) or instance JSON v0.
+    /// Demands CSV (src_slot,dst_slot,bits_total; --bw or its recorded bw) or instance JSON v0.
     pub input: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
@@ -19,8 +22,9 @@ pub struct InstanceArgs {
 /// Values that complete a CSV or override an instance JSON's own.
 #[derive(Args, Debug, Clone, Default)]
 pub struct OverrideArgs {
-    /// Bits one transfer moves per tick (copy_bw_bits_per_tick). Required
-    /// for CSV input. Units: a plain integer is bits; K, M, G (x1000 bits),
+    /// Bits one transfer moves per tick (copy_bw_bits_per_tick). For a CSV
+    /// the default is its `# copy_bw_bits_per_tick=N` comment line (written
+    /// by gen); without one --bw is required. Units: a plain integer is bits; K, M, G (x1000 bits),
     /// Ki, Mi, Gi (x1024 bits), KB, MB, GB, KiB, MiB, GiB (bytes).
     #[arg(long, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
     pub bw: Option<u64>,
@@ -50,12 +54,31 @@ impl OverrideArgs {
 
 impl InstanceArgs {
     pub fn load(&self) -> anyhow::Result<Instance> {
-        Ok(read_instance_file(
-            &self.input,
-            &self.overrides.to_overrides(),
-            &Limits::default(),
-        )?)
+        load_instance(&self.input, &self.overrides.to_overrides())
     }
+}
+
+/// Reads an instance file with the command-line overrides and says on
+/// stderr where a CSV's bandwidth came from when the file recorded one
+/// (`# copy_bw_bits_per_tick=N`): taken from it, or replaced by `--bw`. A
+/// default the user did not type is never silent.
+pub fn load_instance(path: &Path, overrides: &Overrides) -> anyhow::Result<Instance> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
+    let inst = read_instance_bytes(&bytes, &name, overrides, &Limits::default())?;
+    if let Ok(Some((recorded, line))) = recorded_bw(&bytes) {
+        match overrides.bw {
+            None => eprintln!(
+                "tickopt: bw {recorded} bits per tick from {name} line {line} ({BW_COMMENT_KEY})"
+            ),
+            Some(flag) if flag != recorded => eprintln!(
+                "tickopt: --bw {flag} replaces the {BW_COMMENT_KEY}={recorded} recorded in {name} line {line}"
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(inst)
 }
 
 /// Checks an output path before any work (see

@@ -1,6 +1,5 @@
 //! `tickopt validate`.
 
-use crate::instance::{read_instance_file, Limits};
 use crate::schedule::validate_schedule_file;
 use clap::Args;
 use std::path::PathBuf;
@@ -19,7 +18,7 @@ pub struct ValidateArgs {
 }
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

@@ -1,6 +1,5 @@
 //! `tickopt verify`.
 
-use crate::instance::{read_instance_file, Limits};
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
 use crate::schedule::validate_schedule_file;
@@ -33,7 +32,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     let text = std::fs::read_to_string(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
