@@ -123,3 +123,90 @@ fn a_csv_without_a_recorded_bw_still_asks_for_it() {
     );
     assert!(!e.contains(">= 0"), "{e}");
 }
+
+/// A READ1_WRITE1 solve of a CSV: (csv, schedule, summary) paths.
+fn r1w1_solve(dir: &Path) -> (String, String, String) {
+    let csv = dir.join("a.csv");
+    let o = run(&[
+        "gen",
+        "alltoall",
+        "--n",
+        "6",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (sched, sum) = (dir.join("r.json"), dir.join("r.summary.json"));
+    let o = run(&[
+        "solve",
+        csv.to_str().unwrap(),
+        "--model",
+        "READ1_WRITE1",
+        "--out",
+        sched.to_str().unwrap(),
+        "--summary",
+        sum.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    (s(&csv), s(&sched), s(&sum))
+}
+
+#[test]
+fn verify_validate_audit_take_the_model_from_schedule_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, sched, sum) = r1w1_solve(dir.path());
+    for args in [
+        vec!["verify", &csv, &sched, &sum],
+        vec!["validate", &csv, &sched],
+        vec!["audit", &csv, &sched],
+    ] {
+        let o = run(&args);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("model READ1_WRITE1 from"), "{args:?}: {e}");
+    }
+    let o = run(&["verify", &csv, &sched, &sum]);
+    assert!(
+        stdout(&o).contains("VERIFIED: claim READ1_WRITE1"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn schedule_and_summary_that_disagree_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, sched, _) = r1w1_solve(dir.path());
+    let strict = dir.path().join("s.summary.json");
+    let o = run(&["solve", &csv, "--summary", strict.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["verify", &csv, &sched, strict.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("says model READ1_WRITE1")
+            && e.contains("says STRICT1")
+            && e.contains("--model"),
+        "{e}"
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn an_explicit_model_mismatch_is_reported_as_a_mismatch() {
+    // --model wins; the report then says "differs" (not "matches" on a
+    // FAIL) and does not claim the unread schedule has 0 ticks.
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, sched, sum) = r1w1_solve(dir.path());
+    let o = run(&["verify", &csv, &sched, &sum, "--model", "STRICT1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("summary model READ1_WRITE1 differs from instance model STRICT1"),
+        "{out}"
+    );
+    assert!(!out.contains("matches"), "{out}");
+    assert!(!out.contains("schedule has 0 ticks"), "{out}");
+    assert!(out.contains("REJECTED"), "{out}");
+}
