@@ -189,6 +189,16 @@ impl Lines {
     }
 }
 
+/// Whether the schedule was refused unread because its model is not the
+/// instance's (its tick count is then 0 in the report, not the file's).
+fn schedule_model_differs(report: &Report) -> bool {
+    report.ticks_total == 0
+        && report.errors.iter().any(|e| {
+            e.kind == crate::validate::ErrorKind::Struct
+                && e.msg.starts_with("schedule.model must match")
+        })
+}
+
 /// Checks `claim` against `inst` and the validation `report` of its
 /// schedule. Cheap parts first; the proof is checked only when everything
 /// else holds, within `opts.max_proof_work`.
@@ -203,8 +213,14 @@ pub fn verify_claim(
         Part::Model,
         claim.model == inst.model.as_str(),
         format!(
-            "summary model {} matches instance model {}",
-            claim.model, inst.model
+            "summary model {} {} instance model {}",
+            claim.model,
+            if claim.model == inst.model.as_str() {
+                "matches"
+            } else {
+                "differs from"
+            },
+            inst.model
         ),
     );
     check_fields(&mut l, inst, claim, opts);
@@ -214,7 +230,12 @@ pub fn verify_claim(
         format!("schedule validates: {}", report.one_line()),
     );
     let (t, lb) = (claim.ticks, claim.lower_bound);
-    if t == u64::MAX || report.ticks_total == u64::MAX {
+    if schedule_model_differs(report) {
+        l.skip(
+            Part::Ticks,
+            format!("summary claims {t} ticks; not counted: the schedule's model is not the instance's, so it was not read"),
+        );
+    } else if t == u64::MAX || report.ticks_total == u64::MAX {
         l.check(
             Part::Ticks,
             false,

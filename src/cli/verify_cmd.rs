@@ -1,6 +1,6 @@
 //! `tickopt verify`.
 
-use crate::instance::{read_instance_file, Limits};
+use super::model_source::{model_from_files, schedule_model, summary_model};
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
 use crate::schedule::validate_schedule_file;
@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Instance JSON, or demands CSV with --bw (and --model).
+    /// Instance JSON, or demands CSV (bw: --bw or its recorded one; model:
+    /// --model, else the schedule's and summary's, else STRICT1).
     pub instance: PathBuf,
     /// The schedule the claim is about (any format tickopt writes).
     pub schedule: PathBuf,
@@ -45,8 +46,6 @@ pub struct VerifyArgs {
 const MAX_SUMMARY_BYTES: u64 = 80 << 20;
 
 pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
-    let report = validate_schedule_file(&inst, &a.schedule)?;
     let size = std::fs::metadata(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?
         .len();
@@ -58,6 +57,17 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
     }
     let text = std::fs::read_to_string(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
+    let mut overrides = a.overrides.to_overrides();
+    let stated = [
+        (
+            a.schedule.display().to_string(),
+            schedule_model(&a.schedule)?,
+        ),
+        (a.summary.display().to_string(), summary_model(&text)),
+    ];
+    model_from_files(&a.instance, &mut overrides, &stated)?;
+    let inst = super::common::load_instance(&a.instance, &overrides)?;
+    let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
     let value = crate::instance::json_input::parse_json_value(text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.summary.display()))?;
