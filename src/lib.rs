@@ -29,6 +29,7 @@ pub mod gen;
 pub mod graph;
 mod html_text;
 pub mod instance;
+pub mod interop;
 pub mod lower;
 pub mod proof;
 pub mod schedule;

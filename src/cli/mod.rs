@@ -20,7 +20,9 @@ mod bench_cmd;
 mod bounds_cmd;
 mod common;
 mod convert_cmd;
+mod export_cmd;
 mod gen_cmd;
+mod import_cmd;
 mod model_source;
 mod plugin_cmd;
 mod progress;
@@ -76,6 +78,13 @@ pub enum Command {
     /// Benchmark instance sets: bounds and solve per instance and model, with reports.
     /// `tickopt bench merge DIR... --out DIR` merges shard results.
     Bench(bench_cmd::BenchArgs),
+    /// Write a validated schedule as a program another runtime runs
+    /// (p2p-json: per-rank send/receive lists with byte offsets), re-read
+    /// and validated before it is written.
+    Export(export_cmd::ExportArgs),
+    /// Read traffic or a program from elsewhere (a W x W traffic matrix, a
+    /// p2p-json program) as an instance JSON (and its schedule).
+    Import(import_cmd::ImportArgs),
     /// Replay a schedule by moving real bytes tick by tick (CPU or CUDA),
     /// check every byte and time each tick. Exit 0 if the data check
     /// passed, 2 if it failed, 1 on bad input or when the executor cannot run.
@@ -95,5 +104,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Gen(a) => gen_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Replay(a) => replay_cmd::run(a),
+        Command::Export(a) => export_cmd::run(a),
+        Command::Import(a) => import_cmd::run(a),
     }
 }

@@ -1,0 +1,76 @@
+//! `tickopt export INSTANCE SCHEDULE --to FORMAT --out FILE`: a validated
+//! schedule as a program another runtime runs. The program is re-read by
+//! tickopt's own importer and validated against the instance before it is
+//! written: an export that does not move every byte exactly once is an
+//! error, not a file.
+
+use super::common::{check_output_dir, load_instance, OverrideArgs};
+use crate::interop::p2p_json;
+use crate::schedule::load_schedule;
+use crate::schedule::writers::write_atomically;
+use crate::validate::TickValidator;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Formats `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// `tickopt-p2p-v1`: per rank, one list per tick of send/receive
+    /// operations with byte offsets (doc/formats.md).
+    P2pJson,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Instance JSON, or demands CSV (bw: --bw or its recorded one).
+    pub instance: PathBuf,
+    /// The schedule (any format tickopt reads); it must validate.
+    pub schedule: PathBuf,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
+    /// Format to write.
+    #[arg(long, value_enum)]
+    pub to: ExportFormat,
+    /// Write the program here (atomically; nothing is written on error).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
+    check_output_dir(&a.out)?;
+    let inst = load_instance(&a.instance, &a.overrides.to_overrides())?;
+    let schedule = load_schedule(&inst, &a.schedule)?;
+    let text = match a.to {
+        ExportFormat::P2pJson => {
+            let program = p2p_json::export(&inst, &schedule)
+                .with_context(|| format!("cannot export {}", a.schedule.display()))?;
+            let text = program.to_json_text()?;
+            // Re-read what will be written, with the importer, and validate.
+            let back: p2p_json::P2pProgram = serde_json::from_str(&text)?;
+            let imported =
+                p2p_json::import(&back).context("the exported program does not re-read")?;
+            let mut v = TickValidator::new(&inst);
+            for t in &imported.ticks {
+                v.push_tick(t);
+            }
+            let report = v.finish();
+            if !report.passed() || report.ticks_total != schedule.ticks() {
+                anyhow::bail!(
+                    "the exported program does not validate as the schedule did: {}",
+                    report.one_line()
+                );
+            }
+            text
+        }
+    };
+    write_atomically(&a.out, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!(
+        "{}: {} ranks, {} ticks, re-read and validated",
+        a.out.display(),
+        inst.slots,
+        schedule.ticks()
+    );
+    Ok(0)
+}

@@ -1,0 +1,148 @@
+//! `tickopt import FILE --from FORMAT --out INSTANCE.json [--schedule-out
+//! SCHEDULE.json]`: traffic and programs from elsewhere as a tickopt
+//! instance (and, where the format carries one, the schedule it runs,
+//! validated, as copyspace-guard schedule JSON), ready for `solve`,
+//! `validate` and `audit`.
+
+use super::common::check_output_dir;
+use crate::instance::{instance_to_json, Model};
+use crate::interop::{matrix, p2p_json};
+use crate::schedule::writers::write_atomically;
+use crate::units::PlainUnit;
+use crate::validate::{RawChunk, TickValidator};
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Formats `import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// A W x W traffic matrix: entry [i][j] = size from i to j (needs --bw).
+    Matrix,
+    /// A `tickopt-p2p-v1` program (instance and schedule).
+    P2pJson,
+}
+
+/// The unit of a matrix's plain numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Unit {
+    Bits,
+    Bytes,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The file to import.
+    pub file: PathBuf,
+    /// Its format.
+    #[arg(long, value_enum)]
+    pub from: ImportFormat,
+    /// Write the instance JSON here.
+    #[arg(long, short, value_name = "INSTANCE.json")]
+    pub out: PathBuf,
+    /// Also write the program's schedule here (copyspace-guard JSON;
+    /// p2p-json only).
+    #[arg(long, value_name = "SCHEDULE.json")]
+    pub schedule_out: Option<PathBuf>,
+    /// Bits per transfer per tick, for a matrix (sizes: a plain integer is
+    /// bits; K, M, G x1000 bits, Ki, Mi, Gi x1024 bits, KB..GiB bytes).
+    #[arg(long, value_name = "BITS", value_parser = super::common::parse_bits_arg)]
+    pub bw: Option<u64>,
+    /// Resource model for a matrix (default STRICT1).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<Model>,
+    /// Unit of a matrix's plain numbers (suffixed sizes say their own).
+    #[arg(long, value_enum, default_value = "bits")]
+    pub unit: Unit,
+}
+
+pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
+    check_output_dir(&a.out)?;
+    if let Some(p) = &a.schedule_out {
+        check_output_dir(p)?;
+    }
+    let name = a.file.display().to_string();
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
+    let (inst, ticks) = match a.from {
+        ImportFormat::Matrix => {
+            if a.schedule_out.is_some() {
+                anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
+            }
+            let bw =
+                a.bw.context("--bw is required for a matrix (bits per transfer per tick)")?;
+            let plain = match a.unit {
+                Unit::Bits => PlainUnit::Bits,
+                Unit::Bytes => PlainUnit::Bytes,
+            };
+            let inst = matrix::matrix_instance(&text, plain, a.model.unwrap_or(Model::Strict1), bw)
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            (inst, None)
+        }
+        ImportFormat::P2pJson => {
+            if a.bw.is_some() || a.model.is_some() {
+                anyhow::bail!("--bw and --model: a p2p-json program states its own");
+            }
+            let program: p2p_json::P2pProgram =
+                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            let imported =
+                p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            let mut v = TickValidator::new(&imported.instance);
+            for t in &imported.ticks {
+                v.push_tick(t);
+            }
+            let report = v.finish();
+            if !report.passed() {
+                anyhow::bail!(
+                    "{name}: the program's schedule does not validate: {}",
+                    report.one_line()
+                );
+            }
+            (imported.instance, Some(imported.ticks))
+        }
+    };
+    let inst_text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
+    write_atomically(&a.out, |w| {
+        w.write_all(inst_text.as_bytes())?;
+        w.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {}", a.out.display()))?;
+    if let (Some(path), Some(ticks)) = (&a.schedule_out, &ticks) {
+        write_atomically(path, |w| {
+            write!(
+                w,
+                "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
+                inst.model
+            )?;
+            for (t, tick) in ticks.iter().enumerate() {
+                w.write_all(if t == 0 { b"\n[" } else { b",\n[" })?;
+                for (k, c) in tick.iter().enumerate() {
+                    if let RawChunk::Chunk { src, dst, len } = c {
+                        if k > 0 {
+                            w.write_all(b",")?;
+                        }
+                        write!(
+                            w,
+                            "{{\"src_slot\":{src},\"dst_slot\":{dst},\"len_bits\":{len}}}"
+                        )?;
+                    }
+                }
+                w.write_all(b"]")?;
+            }
+            w.write_all(b"\n]}\n")
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    eprintln!(
+        "{} {} slots, bw {}, {} demands, {} chunks{}",
+        inst.model,
+        inst.slots,
+        inst.bw,
+        inst.demands().len(),
+        inst.total_chunks(),
+        ticks.map_or(String::new(), |t| format!(
+            "; schedule of {} ticks, validated",
+            t.len()
+        ))
+    );
+    Ok(0)
+}

@@ -1,0 +1,30 @@
+//! Programs other runtimes run, and traffic others publish: export and
+//! import (doc/formats.md, "Export and import").
+//!
+//! - [`p2p_json`]: every rank's send/receive operations per tick with byte
+//!   offsets (`tickopt-p2p-v1`), the lowering of [`crate::lower::p2p`]
+//!   written out; what the Python runner and an NCCL group-call loop follow.
+//!   Its importer re-derives the schedule from the operations alone
+//!   (pairing, byte coverage), so an export is re-read before it is written.
+//! - [`matrix`]: a W x W traffic matrix (entry `[i][j]` = size from i to j)
+//!   in, as an instance.
+//!
+//! Nothing here solves: export takes a schedule that has passed the
+//! validator, import yields an instance and (where the format carries
+//! one) an expanded schedule for the validator to judge.
+
+pub mod matrix;
+pub mod p2p_json;
+
+/// Why a file cannot be exported or imported.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InteropError {
+    #[error(transparent)]
+    Lower(#[from] crate::lower::p2p::LowerError),
+    #[error(transparent)]
+    Input(#[from] crate::instance::InputError),
+    /// The file is readable but not a program of its format; the message
+    /// names the rank, tick and operation (or line and column).
+    #[error("{0}")]
+    Invalid(String),
+}

@@ -1,0 +1,385 @@
+//! `tickopt-p2p-v1`: per-rank point-to-point programs.
+//!
+//! ```json
+//! {"format": "tickopt-p2p-v1", "model": "STRICT1", "slots": 2,
+//!  "copy_bw_bits_per_tick": 64, "ticks": 2,
+//!  "demands": [{"src_slot": 0, "dst_slot": 1, "bits_total": 100}],
+//!  "ranks": [
+//!   {"rank": 0, "send_buffer_bytes": 13, "recv_buffer_bytes": 0, "ticks": [
+//!     [{"op": "send", "peer": 1, "offset": 0, "bytes": 8, "demand": 0}],
+//!     [{"op": "send", "peer": 1, "offset": 8, "bytes": 5, "demand": 0}]]},
+//!   {"rank": 1, ...}]}
+//! ```
+//!
+//! Layout ([`crate::lower::p2p`]): a rank's send buffer holds its outgoing
+//! demands in order of destination, its receive buffer its incoming ones in
+//! order of source, each `ceil(bits/8)` bytes. Every rank has exactly
+//! `ticks` lists; within a tick the k-th send from r to p pairs with the
+//! k-th receive at p from r.
+//!
+//! [`import`] trusts nothing but the demands: it recomputes the layout,
+//! pairs every send with its receive (same demand, same bytes, same
+//! position in the demand), checks that the sends tile every demand's bytes
+//! exactly once, and rebuilds the expanded schedule (a chunk's bits are
+//! its bytes' bits, the demand's last chunk its remainder) for the
+//! validator.
+
+use super::InteropError;
+use crate::instance::{Demand, Instance, Limits, Model, Ports};
+use crate::lower::p2p::{demand_bytes, lower_all, Layout, OpKind, RankOp};
+use crate::schedule::Schedule;
+use crate::validate::RawChunk;
+use serde::{Deserialize, Serialize};
+
+/// The format tag.
+pub const FORMAT: &str = "tickopt-p2p-v1";
+
+/// A whole p2p program (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2pProgram {
+    pub format: String,
+    pub model: Model,
+    pub slots: u32,
+    pub copy_bw_bits_per_tick: u64,
+    pub ticks: u64,
+    /// Ports per slot (DESIGN.md §11), when not one each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<Ports>,
+    pub demands: Vec<P2pDemand>,
+    pub ranks: Vec<RankProgram>,
+}
+
+/// A demand, with its own bandwidth where it has one (two-tier fabrics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2pDemand {
+    pub src_slot: u32,
+    pub dst_slot: u32,
+    pub bits_total: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bw: Option<u64>,
+}
+
+fn demands_of(inst: &Instance) -> Vec<P2pDemand> {
+    inst.demands()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| P2pDemand {
+            src_slot: d.src,
+            dst_slot: d.dst,
+            bits_total: d.bits,
+            bw: (inst.demand_bw(i) != inst.bw).then(|| inst.demand_bw(i)),
+        })
+        .collect()
+}
+
+/// One rank's buffers and operations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankProgram {
+    pub rank: u32,
+    pub send_buffer_bytes: u64,
+    pub recv_buffer_bytes: u64,
+    /// One list per tick (empty ticks included).
+    pub ticks: Vec<Vec<RankOp>>,
+}
+
+/// Lowers a (validated) schedule of `inst` to every rank's program.
+pub fn export(inst: &Instance, schedule: &Schedule) -> Result<P2pProgram, InteropError> {
+    let layout = Layout::new(inst)?;
+    let programs = lower_all(inst, schedule, &layout)?;
+    let ticks = schedule.ticks();
+    let ranks = programs
+        .into_iter()
+        .enumerate()
+        .map(|(r, mut t)| {
+            t.resize(ticks as usize, Vec::new());
+            RankProgram {
+                rank: r as u32,
+                send_buffer_bytes: layout.send_buffer_bytes(r as u32),
+                recv_buffer_bytes: layout.recv_buffer_bytes(r as u32),
+                ticks: t,
+            }
+        })
+        .collect();
+    Ok(P2pProgram {
+        format: FORMAT.into(),
+        model: inst.model,
+        slots: inst.slots,
+        copy_bw_bits_per_tick: inst.bw,
+        ticks,
+        ports: (!inst.is_single_port()).then(|| inst.ports().clone()),
+        demands: demands_of(inst),
+        ranks,
+    })
+}
+
+impl P2pProgram {
+    /// The program as JSON text: one demand, and one tick of one rank, per
+    /// line (readable and diffable; any JSON reader takes it).
+    pub fn to_json_text(&self) -> Result<String, serde_json::Error> {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "{{\"format\":{},\"model\":{},\"slots\":{},\"copy_bw_bits_per_tick\":{},\"ticks\":{}",
+            serde_json::to_string(&self.format)?,
+            serde_json::to_string(&self.model)?,
+            self.slots,
+            self.copy_bw_bits_per_tick,
+            self.ticks
+        );
+        if let Some(ports) = &self.ports {
+            let _ = write!(s, ",\"ports\":{}", serde_json::to_string(ports)?);
+        }
+        s.push_str(",\n\"demands\":[");
+        for (i, d) in self.demands.iter().enumerate() {
+            s.push_str(if i == 0 { "\n" } else { ",\n" });
+            s.push_str(&serde_json::to_string(d)?);
+        }
+        s.push_str("],\n\"ranks\":[");
+        for (r, rp) in self.ranks.iter().enumerate() {
+            let _ = write!(
+                s,
+                "{}{{\"rank\":{},\"send_buffer_bytes\":{},\"recv_buffer_bytes\":{},\"ticks\":[",
+                if r == 0 { "\n" } else { ",\n" },
+                rp.rank,
+                rp.send_buffer_bytes,
+                rp.recv_buffer_bytes
+            );
+            for (t, ops) in rp.ticks.iter().enumerate() {
+                s.push_str(if t == 0 { "\n" } else { ",\n" });
+                s.push_str(&serde_json::to_string(ops)?);
+            }
+            s.push_str("]}");
+        }
+        s.push_str("]}\n");
+        Ok(s)
+    }
+}
+
+/// An imported program: its instance and its expanded ticks.
+pub struct Imported {
+    pub instance: Instance,
+    pub ticks: Vec<Vec<RawChunk>>,
+}
+
+fn bad(msg: String) -> InteropError {
+    InteropError::Invalid(msg)
+}
+
+/// Reads a program back (see the module docs for what is checked).
+pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
+    if p.format != FORMAT {
+        return Err(bad(format!(
+            "format is {:?}, expected {FORMAT:?}",
+            p.format
+        )));
+    }
+    let inst = Instance::new_multiport(
+        p.model,
+        p.slots,
+        p.copy_bw_bits_per_tick,
+        p.demands.iter().map(|d| {
+            (
+                Demand {
+                    src: d.src_slot,
+                    dst: d.dst_slot,
+                    bits: d.bits_total,
+                },
+                d.bw,
+            )
+        }),
+        p.ports.clone().unwrap_or_default(),
+        &Limits::default(),
+    )?;
+    if demands_of(&inst) != p.demands {
+        return Err(bad(
+            "demands must be merged and sorted by (src_slot, dst_slot), as tickopt writes them"
+                .into(),
+        ));
+    }
+    let layout = Layout::new(&inst)?;
+    if p.ranks.len() != p.slots as usize {
+        return Err(bad(format!(
+            "{} rank programs for {} slots",
+            p.ranks.len(),
+            p.slots
+        )));
+    }
+    let n_ticks = usize::try_from(p.ticks).map_err(|_| bad("ticks too large".into()))?;
+    for (r, rp) in p.ranks.iter().enumerate() {
+        let r32 = r as u32;
+        if rp.rank != r32 {
+            return Err(bad(format!("ranks[{r}].rank is {}, expected {r}", rp.rank)));
+        }
+        if rp.ticks.len() != n_ticks {
+            return Err(bad(format!(
+                "rank {r} has {} tick lists, the program has {} ticks",
+                rp.ticks.len(),
+                p.ticks
+            )));
+        }
+        for (what, got, want) in [
+            (
+                "send_buffer_bytes",
+                rp.send_buffer_bytes,
+                layout.send_buffer_bytes(r32),
+            ),
+            (
+                "recv_buffer_bytes",
+                rp.recv_buffer_bytes,
+                layout.recv_buffer_bytes(r32),
+            ),
+        ] {
+            if got != want {
+                return Err(bad(format!(
+                    "rank {r}: {what} is {got}, the layout gives {want}"
+                )));
+            }
+        }
+    }
+    let demands = inst.demands();
+    // Bytes of each demand sent, as (position in the demand, bytes).
+    let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); demands.len()];
+    let mut ticks = Vec::with_capacity(n_ticks);
+    for t in 0..n_ticks {
+        let mut chunks = Vec::new();
+        for (r, rp) in p.ranks.iter().enumerate() {
+            // Receives at every peer from r, in order, to pair with r's sends.
+            let mut pos_at_peer: std::collections::HashMap<u32, usize> = Default::default();
+            for (k, op) in rp.ticks[t].iter().enumerate() {
+                let here = || format!("rank {r}, tick {t}, operation {k}");
+                let d = demands.get(op.demand as usize).ok_or_else(|| {
+                    bad(format!("{}: demand {} does not exist", here(), op.demand))
+                })?;
+                let (mine, theirs) = match op.op {
+                    OpKind::Send => (d.src, d.dst),
+                    OpKind::Recv => (d.dst, d.src),
+                };
+                if mine != r as u32 || theirs != op.peer {
+                    return Err(bad(format!(
+                        "{}: {} with peer {} names demand {} ({} -> {})",
+                        here(),
+                        op.op.as_str(),
+                        op.peer,
+                        op.demand,
+                        d.src,
+                        d.dst
+                    )));
+                }
+                if op.op == OpKind::Recv {
+                    continue;
+                }
+                let i = op.demand as usize;
+                let pos = op
+                    .offset
+                    .checked_sub(layout.send_offset(i))
+                    .filter(|&x| op.bytes > 0 && x + op.bytes <= demand_bytes(d.bits))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "{}: send of {} bytes at offset {} is outside demand {} (bytes {}..{} of the send buffer)",
+                            here(),
+                            op.bytes,
+                            op.offset,
+                            i,
+                            layout.send_offset(i),
+                            layout.send_offset(i) + demand_bytes(d.bits)
+                        ))
+                    })?;
+                // The matching receive: the next receive from r at the peer.
+                let peer_ops = &p
+                    .ranks
+                    .get(op.peer as usize)
+                    .ok_or_else(|| bad(format!("{}: peer {} has no program", here(), op.peer)))?
+                    .ticks[t];
+                let start = pos_at_peer.entry(op.peer).or_insert(0);
+                let found = peer_ops[*start..]
+                    .iter()
+                    .position(|o| o.op == OpKind::Recv && o.peer == r as u32)
+                    .map(|j| j + *start);
+                let j = found.ok_or_else(|| {
+                    bad(format!(
+                        "{}: send to {} has no matching receive at rank {} in tick {t}",
+                        here(),
+                        op.peer,
+                        op.peer
+                    ))
+                })?;
+                *start = j + 1;
+                let recv = &peer_ops[j];
+                if recv.demand != op.demand
+                    || recv.bytes != op.bytes
+                    || recv.offset.checked_sub(layout.recv_offset(i)) != Some(pos)
+                {
+                    return Err(bad(format!(
+                        "{}: send (demand {}, {} bytes at byte {pos} of the demand) pairs with rank {}'s receive {j} (demand {}, {} bytes at receive offset {}), which differs",
+                        here(),
+                        op.demand,
+                        op.bytes,
+                        op.peer,
+                        recv.demand,
+                        recv.bytes,
+                        recv.offset
+                    )));
+                }
+                pieces[i].push((pos, op.bytes));
+                let end_bits = ((pos + op.bytes) * 8).min(d.bits);
+                chunks.push(RawChunk::Chunk {
+                    src: d.src as i128,
+                    dst: d.dst as i128,
+                    len: (end_bits - pos * 8) as i128,
+                });
+            }
+        }
+        // Every receive was paired with a send.
+        for (r, rp) in p.ranks.iter().enumerate() {
+            let recvs = rp.ticks[t].iter().filter(|o| o.op == OpKind::Recv).count();
+            let sends_to_r = p
+                .ranks
+                .iter()
+                .flat_map(|q| q.ticks[t].iter())
+                .filter(|o| o.op == OpKind::Send && o.peer == r as u32)
+                .count();
+            if recvs != sends_to_r {
+                return Err(bad(format!(
+                    "rank {r}, tick {t}: {recvs} receives but {sends_to_r} sends to it"
+                )));
+            }
+        }
+        ticks.push(chunks);
+    }
+    for (i, ps) in pieces.iter_mut().enumerate() {
+        ps.sort_unstable();
+        let mut next = 0u64;
+        for &(pos, len) in ps.iter() {
+            if pos != next {
+                let d = &demands[i];
+                return Err(bad(format!(
+                    "demand {i} ({} -> {}): bytes {}..{} are {}",
+                    d.src,
+                    d.dst,
+                    next.min(pos),
+                    next.max(pos),
+                    if pos > next {
+                        "never sent"
+                    } else {
+                        "sent twice"
+                    }
+                )));
+            }
+            next = pos + len;
+        }
+        let total = demand_bytes(demands[i].bits);
+        if next != total {
+            return Err(bad(format!(
+                "demand {i}: {next} of its {total} bytes are sent"
+            )));
+        }
+    }
+    Ok(Imported {
+        instance: inst,
+        ticks,
+    })
+}
