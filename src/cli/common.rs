@@ -1,7 +1,7 @@
 //! Flags shared by commands that read an instance or write outputs.
 
 use crate::instance::{
-    read_instance_bytes, recorded_bw, InputError, Instance, Limits, Model, Overrides,
+    read_instance_bytes_warned, recorded_bw, InputError, Instance, Limits, Model, Overrides,
     BW_COMMENT_KEY,
 };
 use crate::schedule::output::{self, OutputFile};
@@ -66,7 +66,12 @@ pub fn load_instance(path: &Path, overrides: &Overrides) -> anyhow::Result<Insta
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
-    let inst = read_instance_bytes(&bytes, &name, overrides, &Limits::default())?;
+    let mut warnings = Vec::new();
+    let inst =
+        read_instance_bytes_warned(&bytes, &name, overrides, &Limits::default(), &mut warnings)?;
+    for w in &warnings {
+        eprintln!("tickopt: warning: {name}: {w}");
+    }
     if let Ok(Some((recorded, line))) = recorded_bw(&bytes) {
         match overrides.bw {
             None => eprintln!(

@@ -28,11 +28,14 @@ pub struct GenArgs {
     /// Seed of the random families (same seed, same file).
     #[arg(long, global = true, default_value_t = 0)]
     pub seed: u64,
-    /// Write the demands CSV here ("-" for stdout).
-    #[arg(long, short, global = true, value_name = "FILE.csv")]
+    /// Write the instance here ("-" for stdout): a demands CSV (FILE.csv)
+    /// for the one-port families, an instance JSON (FILE.json) for rails,
+    /// two_tier and moe_nics; the other extension is refused.
+    #[arg(long, short, global = true, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Write into this directory under the standard name
-    /// <family>_n<slots>[_tags]_m<mult>_s<seed>.csv.
+    /// Write into this directory (created if needed) under the standard
+    /// name <family>_n<slots>[_tags]_m<mult>_s<seed>.csv (.json for the
+    /// multi-port families).
     #[arg(long, global = true, value_name = "DIR", conflicts_with = "out")]
     pub out_dir: Option<PathBuf>,
     /// Add (or replace) the instance's entry in this manifest.json, with its
@@ -372,6 +375,8 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         (None, Some(dir)) => dir.join(gen::file_name(&spec, g.slots)),
         (None, None) => anyhow::bail!("give --out FILE.csv (or - for stdout) or --out-dir DIR"),
     };
+    check_extension(&out, "csv", spec.family.name())?;
+    create_out_dir(a.out_dir.as_deref())?;
     if out == Path::new("-") {
         if a.manifest.is_some() {
             anyhow::bail!("--manifest needs a file --out, not stdout");
@@ -400,6 +405,37 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         g.demands.len()
     );
     Ok(0)
+}
+
+/// Refuses an output whose extension names the other format (`gen rails
+/// --out x.csv` would otherwise write JSON into a `.csv`). Other names
+/// (no extension, `-`) are written as the family's format.
+fn check_extension(out: &Path, writes: &str, family: &str) -> anyhow::Result<()> {
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let other = if writes == "csv" { "json" } else { "csv" };
+    if ext.as_deref() == Some(other) {
+        let what = if writes == "csv" {
+            "a demands CSV (tickopt convert turns it into an instance JSON)"
+        } else {
+            "an instance JSON (ports and per-demand bandwidths do not fit a demands CSV)"
+        };
+        anyhow::bail!(
+            "--out {}: {family} writes {what}; name the file .{writes}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Creates `--out-dir` (and its parents) as audit and bench do.
+fn create_out_dir(dir: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(d) = dir {
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("--out-dir {}: cannot create", d.display()))?;
+    }
+    Ok(())
 }
 
 /// The set a manifest describes: the name of the directory it lives in.
@@ -431,6 +467,8 @@ fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
         (None, Some(dir)) => dir.join(multiport_file_name(&family, a.mult, a.seed)),
         (None, None) => anyhow::bail!("give --out FILE.json (or - for stdout) or --out-dir DIR"),
     };
+    check_extension(&out, "json", family.name())?;
+    create_out_dir(a.out_dir.as_deref())?;
     let text = serde_json::to_string_pretty(&crate::instance::instance_to_json(&inst))? + "\n";
     if out == Path::new("-") {
         if a.manifest.is_some() {
