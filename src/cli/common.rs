@@ -109,11 +109,10 @@ pub fn prepare_outputs<const N: usize>(
 /// The limit on the size of a written schedule.
 #[derive(Args, Debug, Clone)]
 pub struct OutputLimitArgs {
-    /// Refuse to write an expanded schedule larger than this many bytes
-    /// (default 4GiB). Units: 4096 (bytes), 512MiB, 4GiB, 1GB; a bare K, M,
-    /// G or T means KiB, MiB, GiB or TiB as before (4G = 4GiB). Its exact
-    /// size is computed before anything is written. --format compact stays
-    /// small.
+    /// Refuse to write an expanded schedule larger than this many bytes.
+    /// Units: 4096 (bytes), 512MiB, 4GiB, 1GB; a bare K, M, G or T means
+    /// KiB, MiB, GiB or TiB as before (4G = 4GiB). Its exact size is
+    /// computed before anything is written.
     #[arg(long, value_name = "BYTES", default_value = "4GiB", value_parser = parse_output_bytes, allow_negative_numbers = true)]
     pub max_output_bytes: u64,
 }
