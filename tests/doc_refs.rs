@@ -118,3 +118,33 @@ fn the_scanners_find_what_they_look_for() {
         vec!["doc/x.md".to_string(), "src/".to_string()]
     );
 }
+
+#[test]
+fn set_sizes_in_doc_instances_match_the_manifests() {
+    // Rows "| `instances/SET` | N | ..." of the bundled-sets table.
+    let text = std::fs::read_to_string(root().join("doc/instances.md")).unwrap();
+    let mut rows = 0;
+    for l in text.lines() {
+        let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+        let (Some(set), Some(n)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let Some(set) = set
+            .strip_prefix("`instances/")
+            .and_then(|s| s.strip_suffix('`'))
+        else {
+            continue;
+        };
+        let Ok(n) = n.parse::<usize>() else { continue };
+        let manifest = root().join("instances").join(set).join("manifest.json");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        assert_eq!(
+            v["instances"].as_array().unwrap().len(),
+            n,
+            "instances/{set}"
+        );
+        rows += 1;
+    }
+    assert!(rows >= 5, "found only {rows} rows");
+}
