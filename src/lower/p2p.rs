@@ -380,9 +380,10 @@ mod tests {
             .map(|o| (o.offset, o.bytes))
             .collect();
         assert_eq!(sends, vec![(0, 2), (2, 2), (4, 1)]);
-        for t in 0..3 {
-            let sent: Vec<_> = all[0][t].iter().filter(|o| o.op == OpKind::Send).collect();
-            let recv: Vec<_> = all[1][t]
+        assert!(all[0].len() >= 3 && all[1].len() >= 3);
+        for (tick0, tick1) in all[0].iter().zip(&all[1]).take(3) {
+            let sent: Vec<_> = tick0.iter().filter(|o| o.op == OpKind::Send).collect();
+            let recv: Vec<_> = tick1
                 .iter()
                 .filter(|o| o.op == OpKind::Recv && o.peer == 0)
                 .collect();
