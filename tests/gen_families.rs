@@ -93,7 +93,9 @@ fn every_family_parses_and_matches_its_generation() {
             let bytes = csv_of(&s);
             let text = String::from_utf8(bytes.clone()).unwrap();
             assert!(text.starts_with("# tickopt gen "), "{text}");
-            assert!(text.lines().nth(1) == Some("src_slot,dst_slot,bits_total"));
+            let bw_line = format!("# copy_bw_bits_per_tick={}", s.bw);
+            assert!(text.lines().nth(1) == Some(bw_line.as_str()), "{text}");
+            assert!(text.lines().nth(2) == Some("src_slot,dst_slot,bits_total"));
             let inst = Instance::from_csv_bytes(
                 &bytes,
                 Model::Strict1,

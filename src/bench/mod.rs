@@ -213,8 +213,8 @@ fn failed_record(
         witness: None,
         ticks: None,
         status: RunStatus::Failed,
-        gap: None,
-        gap_ratio: None,
+        gap_ticks: None,
+        ticks_over_bound: None,
         known_optimum: None,
         known_check: None,
         valid: None,
@@ -420,8 +420,8 @@ fn measure(
     r.witness = Some(sol.lower_bound.witness.kind().to_string());
     r.ticks = Some(sol.ticks);
     r.status = RunStatus::Solved(sol.status);
-    r.gap = Some(sol.gap());
-    r.gap_ratio = Some(if lb == 0 {
+    r.gap_ticks = Some(sol.gap());
+    r.ticks_over_bound = Some(if lb == 0 {
         1.0
     } else {
         sol.ticks as f64 / lb as f64

@@ -114,9 +114,14 @@ pub struct BenchRecord {
     pub ticks: Option<u64>,
     /// The solve's status, or `failed`.
     pub status: RunStatus,
-    pub gap: Option<u64>,
-    /// ticks / lower bound.
-    pub gap_ratio: Option<f64>,
+    /// ticks - lower bound (audit's `gap_ticks` is ticks - optimum when the
+    /// optimum is proven). Journals written before the rename say `gap`.
+    #[serde(alias = "gap")]
+    pub gap_ticks: Option<u64>,
+    /// ticks / lower bound (1.0 at the bound; not audit's `gap_ratio`, which
+    /// is gap / reference and 0.0 at the optimum). Old journals: `gap_ratio`.
+    #[serde(alias = "gap_ratio")]
+    pub ticks_over_bound: Option<f64>,
     pub known_optimum: Option<u64>,
     /// `match`, `above` (ticks > known optimum) or `contradiction` (ticks or
     /// bound on the wrong side of a proven optimum: a bug).

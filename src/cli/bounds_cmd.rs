@@ -9,7 +9,9 @@ use clap::Args;
 pub struct BoundsArgs {
     #[command(flatten)]
     pub instance: InstanceArgs,
-    /// Print JSON (every bound with its witness) instead of text.
+    /// Print JSON instead of text: every bound that has a witness, the best,
+    /// "complete", and "settled_by" (the colouring that settled
+    /// completeness, or null).
     #[arg(long)]
     pub json: bool,
     /// Time limit in seconds for the odd-set search (default: none). When it
@@ -34,7 +36,13 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
     let (b, settled_by) = bounds_settled_until(&inst, &g, deadline);
     drop(phases);
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&b)?)?;
+        // `settled_by`: the colouring that settled completeness (null when
+        // the exact search did, or the bounds are partial).
+        let mut v = serde_json::to_value(&b)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("settled_by".into(), serde_json::to_value(&settled_by)?);
+        }
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
     }
     outln!("model        {}", inst.model)?;
@@ -53,12 +61,24 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
             serde_json::to_string(&c.witness)?
         )?;
     }
-    if let Some(o) = &b.odd_set {
-        outln!(
+    match &b.odd_set {
+        Some(o) => outln!(
             "odd set      {}  ({})",
             o.ticks,
             serde_json::to_string(&o.witness)?
-        )?;
+        )?,
+        // The search ran to the end and found no odd slot set above the
+        // other bounds: say so rather than leave the line out.
+        None if b.complete
+            && settled_by.is_none()
+            && inst.model == crate::instance::Model::Strict1 =>
+        {
+            outln!(
+                "odd set      <= {}  (no odd slot set needs more ticks than the bounds above)",
+                b.best.ticks
+            )?
+        }
+        None => {}
     }
     outln!(
         "lower bound  {}  ({}, {})",

@@ -1,7 +1,7 @@
 //! Flags shared by commands that read an instance or write outputs.
 
 use crate::instance::{
-    read_instance_bytes, recorded_bw, InputError, Instance, Limits, Model, Overrides,
+    read_instance_bytes_warned, recorded_bw, InputError, Instance, Limits, Model, Overrides,
     BW_COMMENT_KEY,
 };
 use crate::schedule::output::{self, OutputFile};
@@ -66,7 +66,12 @@ pub fn load_instance(path: &Path, overrides: &Overrides) -> anyhow::Result<Insta
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
-    let inst = read_instance_bytes(&bytes, &name, overrides, &Limits::default())?;
+    let mut warnings = Vec::new();
+    let inst =
+        read_instance_bytes_warned(&bytes, &name, overrides, &Limits::default(), &mut warnings)?;
+    for w in &warnings {
+        eprintln!("tickopt: warning: {name}: {w}");
+    }
     if let Ok(Some((recorded, line))) = recorded_bw(&bytes) {
         match overrides.bw {
             None => eprintln!(
@@ -104,11 +109,10 @@ pub fn prepare_outputs<const N: usize>(
 /// The limit on the size of a written schedule.
 #[derive(Args, Debug, Clone)]
 pub struct OutputLimitArgs {
-    /// Refuse to write an expanded schedule larger than this many bytes
-    /// (default 4GiB). Units: 4096 (bytes), 512MiB, 4GiB, 1GB; a bare K, M,
-    /// G or T means KiB, MiB, GiB or TiB as before (4G = 4GiB). Its exact
-    /// size is computed before anything is written. --format compact stays
-    /// small.
+    /// Refuse to write an expanded schedule larger than this many bytes.
+    /// Units: 4096 (bytes), 512MiB, 4GiB, 1GB; a bare K, M, G or T means
+    /// KiB, MiB, GiB or TiB as before (4G = 4GiB). Its exact size is
+    /// computed before anything is written.
     #[arg(long, value_name = "BYTES", default_value = "4GiB", value_parser = parse_output_bytes, allow_negative_numbers = true)]
     pub max_output_bytes: u64,
 }

@@ -26,13 +26,16 @@ pub struct GenArgs {
     #[arg(long, global = true, default_value_t = 1024, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
     pub bw: u64,
     /// Seed of the random families (same seed, same file).
-    #[arg(long, global = true, default_value_t = 0)]
+    #[arg(long, global = true, default_value_t = 0, value_name = "SEED")]
     pub seed: u64,
-    /// Write the demands CSV here ("-" for stdout).
-    #[arg(long, short, global = true, value_name = "FILE.csv")]
+    /// Write the instance here ("-" for stdout): a demands CSV (FILE.csv)
+    /// for the one-port families, an instance JSON (FILE.json) for rails,
+    /// two_tier and moe_nics; the other extension is refused.
+    #[arg(long, short, global = true, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Write into this directory under the standard name
-    /// <family>_n<slots>[_tags]_m<mult>_s<seed>.csv.
+    /// Write into this directory (created if needed) under the standard
+    /// name <family>_n<slots>[_tags]_m<mult>_s<seed>.csv (.json for the
+    /// multi-port families).
     #[arg(long, global = true, value_name = "DIR", conflicts_with = "out")]
     pub out_dir: Option<PathBuf>,
     /// Add (or replace) the instance's entry in this manifest.json, with its
@@ -54,37 +57,45 @@ pub struct GenArgs {
 pub enum FamilyCmd {
     /// Ring step: i -> i+1 (mod n).
     Ring {
+        /// Number of slots on the ring (>= 2).
         #[arg(long)]
         n: u32,
     },
     /// Bidirectional ring: i -> i+1 and i+1 -> i.
     #[command(name = "bidir_ring", alias = "bidir-ring")]
     BidirRing {
+        /// Number of slots on the ring (>= 2).
         #[arg(long)]
         n: u32,
     },
     /// Ring with skip links i -> i+skip.
     #[command(name = "ring_skip", alias = "ring-skip")]
     RingSkip {
+        /// Number of slots on the ring (>= 2).
         #[arg(long)]
         n: u32,
+        /// Distance of the skip links (slot i also sends to i+skip mod n).
         #[arg(long)]
         skip: u32,
     },
     /// Uniform all-to-all.
     Alltoall {
+        /// Number of slots (every ordered pair exchanges one demand).
         #[arg(long)]
         n: u32,
     },
     /// Mixture-of-experts all-to-all with Zipf-skewed expert popularity.
     Moe {
+        /// Number of ranks (slots).
         #[arg(long)]
         n: u32,
+        /// Experts hosted on each rank.
         #[arg(long, default_value_t = 1)]
         experts_per_rank: u32,
         /// Tokens per rank.
         #[arg(long, default_value_t = 1024)]
         tokens: u64,
+        /// Distinct experts each token is routed to.
         #[arg(long, default_value_t = 2)]
         topk: u32,
         /// Zipf exponent of expert popularity (0 = uniform).
@@ -97,25 +108,32 @@ pub enum FamilyCmd {
     },
     /// Pipeline parallelism: activations forward, gradients backward.
     Pipeline {
+        /// Number of pipeline stages (slots).
         #[arg(long)]
         stages: u32,
+        /// Microbatches per step.
         #[arg(long, default_value_t = 8)]
         microbatches: u64,
     },
     /// Interleaved pipeline (virtual stages wrap last -> first).
     #[command(name = "pipeline_interleaved", alias = "pipeline-interleaved")]
     PipelineInterleaved {
+        /// Number of pipeline stages (slots).
         #[arg(long)]
         stages: u32,
+        /// Microbatches per step.
         #[arg(long, default_value_t = 8)]
         microbatches: u64,
+        /// Virtual stages (model chunks) per slot.
         #[arg(long, default_value_t = 2)]
         virtual_stages: u32,
     },
     /// Resharding from M equal shards to N equal shards.
     Reshard {
+        /// Number of shards in the old layout (M).
         #[arg(long)]
         from: u32,
+        /// Number of shards in the new layout (N).
         #[arg(long)]
         to: u32,
         /// Both layouts on the same ranks.
@@ -124,8 +142,10 @@ pub enum FamilyCmd {
     },
     /// Tree broadcast / reduce / allreduce (heap order, root 0).
     Tree {
+        /// Number of slots in the tree (root 0).
         #[arg(long)]
         n: u32,
+        /// Children per tree node.
         #[arg(long, default_value_t = 2)]
         arity: u32,
         /// broadcast, reduce or allreduce.
@@ -134,8 +154,10 @@ pub enum FamilyCmd {
     },
     /// Checkpoint: clients write to storage targets.
     Star {
+        /// Number of client ranks writing shards.
         #[arg(long)]
         clients: u32,
+        /// Number of storage targets they write to.
         #[arg(long, default_value_t = 1)]
         targets: u32,
         /// Shard sizes vary by up to (1 + jitter) times.
@@ -144,15 +166,19 @@ pub enum FamilyCmd {
     },
     /// Erdos-Renyi random graph.
     Random {
+        /// Number of slots.
         #[arg(long)]
         n: u32,
+        /// Probability that a slot pair is joined (0..=1).
         #[arg(long)]
         p: f64,
+        /// Each joined pair carries 1..=W chunks.
         #[arg(long, default_value_t = 1)]
         max_chunks: u64,
     },
     /// Complete graph K_n (odd n: the odd-set bound case).
     Clique {
+        /// Number of slots (odd n: the odd-set bound case).
         #[arg(long)]
         n: u32,
     },
@@ -163,6 +189,7 @@ pub enum FamilyCmd {
     /// Flower snark J_k (4k slots).
     #[command(name = "flower_snark", alias = "flower-snark")]
     FlowerSnark {
+        /// Order k of J_k (odd, >= 5, for a snark).
         #[arg(long, default_value_t = 5)]
         k: u32,
     },
@@ -170,6 +197,7 @@ pub enum FamilyCmd {
     /// with k x clique_mult colours: the optimum (in the manifest) is the
     /// cliques' odd-set bound, above the degree bound.
     Planted {
+        /// Number of slots.
         #[arg(long)]
         n: u32,
         /// Clique size (odd, >= 3).
@@ -189,8 +217,10 @@ pub enum FamilyCmd {
     /// Multi-rail all-to-all: n GPUs with RAILS ports each, mult chunks per
     /// pair (instance JSON with "ports"; model: the first of --models).
     Rails {
+        /// Number of GPUs (slots).
         #[arg(long)]
         n: u32,
+        /// Rails (NIC ports) per GPU.
         #[arg(long)]
         rails: u32,
     },
@@ -199,26 +229,35 @@ pub enum FamilyCmd {
     /// at bw (instance JSON).
     #[command(name = "two_tier", alias = "two-tier")]
     TwoTier {
+        /// Number of nodes.
         #[arg(long)]
         nodes: u32,
+        /// GPUs (slots) per node.
         #[arg(long, default_value_t = 8)]
         gpus_per_node: u32,
+        /// NIC ports per GPU.
         #[arg(long, default_value_t = 2)]
         nics: u32,
+        /// Speed-up of transfers inside a node (their bandwidth is FAST x --bw).
         #[arg(long, default_value_t = 8)]
         fast: u64,
     },
     /// MoE dispatch between nodes with NICS ports each (instance JSON).
     #[command(name = "moe_nics", alias = "moe-nics")]
     MoeNics {
+        /// Number of nodes (slots).
         #[arg(long)]
         nodes: u32,
+        /// NIC ports per node.
         #[arg(long, default_value_t = 4)]
         nics: u32,
+        /// Tokens per node.
         #[arg(long, default_value_t = 1024)]
         tokens: u64,
+        /// Distinct experts each token is routed to.
         #[arg(long, default_value_t = 2)]
         topk: u32,
+        /// Zipf exponent of expert popularity (0 = uniform).
         #[arg(long, default_value_t = 1.0)]
         zipf: f64,
     },
@@ -372,6 +411,8 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         (None, Some(dir)) => dir.join(gen::file_name(&spec, g.slots)),
         (None, None) => anyhow::bail!("give --out FILE.csv (or - for stdout) or --out-dir DIR"),
     };
+    check_extension(&out, "csv", spec.family.name())?;
+    create_out_dir(a.out_dir.as_deref())?;
     if out == Path::new("-") {
         if a.manifest.is_some() {
             anyhow::bail!("--manifest needs a file --out, not stdout");
@@ -400,6 +441,37 @@ pub fn run(a: GenArgs) -> anyhow::Result<u8> {
         g.demands.len()
     );
     Ok(0)
+}
+
+/// Refuses an output whose extension names the other format (`gen rails
+/// --out x.csv` would otherwise write JSON into a `.csv`). Other names
+/// (no extension, `-`) are written as the family's format.
+fn check_extension(out: &Path, writes: &str, family: &str) -> anyhow::Result<()> {
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let other = if writes == "csv" { "json" } else { "csv" };
+    if ext.as_deref() == Some(other) {
+        let what = if writes == "csv" {
+            "a demands CSV (tickopt convert turns it into an instance JSON)"
+        } else {
+            "an instance JSON (ports and per-demand bandwidths do not fit a demands CSV)"
+        };
+        anyhow::bail!(
+            "--out {}: {family} writes {what}; name the file .{writes}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Creates `--out-dir` (and its parents) as audit and bench do.
+fn create_out_dir(dir: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(d) = dir {
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("--out-dir {}: cannot create", d.display()))?;
+    }
+    Ok(())
 }
 
 /// The set a manifest describes: the name of the directory it lives in.
@@ -431,6 +503,8 @@ fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
         (None, Some(dir)) => dir.join(multiport_file_name(&family, a.mult, a.seed)),
         (None, None) => anyhow::bail!("give --out FILE.json (or - for stdout) or --out-dir DIR"),
     };
+    check_extension(&out, "json", family.name())?;
+    create_out_dir(a.out_dir.as_deref())?;
     let text = serde_json::to_string_pretty(&crate::instance::instance_to_json(&inst))? + "\n";
     if out == Path::new("-") {
         if a.manifest.is_some() {

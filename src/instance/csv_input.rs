@@ -54,6 +54,17 @@ pub(crate) fn is_skippable(cells: &[&str]) -> bool {
     }
 }
 
+/// The least value a field takes: sizes and bandwidths are >= 1 (0 is
+/// refused), slot ids >= 0. Messages say the real bound, not `>= 0` for a
+/// field where 0 is an error too.
+pub(crate) fn least_value(field: &str) -> u8 {
+    let f = field.rsplit('.').next().unwrap_or(field);
+    match f {
+        "bits_total" | "copy_bw_bits_per_tick" | "bw" | "slots" | "ports" => 1,
+        _ => 0,
+    }
+}
+
 /// Parses a non-negative integer cell, with messages for the usual mistakes.
 pub(crate) fn parse_uint(cell: &str, field: &str, line: u64) -> Result<u64, InputError> {
     let err = |msg: String| InputError::field(field, msg).at_line(line);
@@ -64,7 +75,8 @@ pub(crate) fn parse_uint(cell: &str, field: &str, line: u64) -> Result<u64, Inpu
     if let Some(rest) = digits.strip_prefix('-') {
         if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
             return Err(err(format!(
-                "{cell:?} is negative; expected an integer >= 0"
+                "{cell:?} is negative; expected an integer >= {}",
+                least_value(field)
             )));
         }
     }
@@ -98,6 +110,20 @@ fn plain_row(line: &[u8]) -> Option<[u64; 3]> {
         out[2] = cur;
         out
     })
+}
+
+/// The column an unknown header cell probably means (`src` -> `src_slot`,
+/// `bytes` -> `bits_total`); `None` for a known column or an unrelated name.
+fn suggest_column(cell: &str) -> Option<&'static str> {
+    const KNOWN: [&str; 4] = ["src_slot", "dst_slot", "bits_total", BW_COLUMN];
+    if KNOWN.contains(&cell) || !cell.chars().any(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let lower = cell.to_ascii_lowercase();
+    if ["byte", "size", "len"].iter().any(|w| lower.contains(w)) {
+        return Some("bits_total");
+    }
+    super::close_key(cell, &KNOWN)
 }
 
 /// Column positions of the three fields: from a header, or 0,1,2.
@@ -166,6 +192,30 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
                 .iter()
                 .any(|c| c.chars().any(|ch| ch.is_ascii_alphabetic()) && !c.starts_with('#'))
             {
+                // A misspelt column name (`src`, `bytes`): say which was meant.
+                let unknown: Vec<(&str, &str)> = cells
+                    .iter()
+                    .filter_map(|c| {
+                        let c = c.trim_start_matches('\u{feff}');
+                        suggest_column(c).map(|k| (c, k))
+                    })
+                    .collect();
+                if !unknown.is_empty() {
+                    let says: Vec<String> = unknown
+                        .iter()
+                        .map(|(c, k)| {
+                            let unit =
+                                if *k == "bits_total" && c.to_ascii_lowercase().contains("byte") {
+                                    "; sizes are in bits: bytes x 8"
+                                } else {
+                                    ""
+                                };
+                            format!("unknown column {c} (did you mean {k}?{unit})")
+                        })
+                        .collect();
+                    let names: Vec<&str> = unknown.iter().map(|(c, _)| *c).collect();
+                    return Err(InputError::field(&names.join(","), says.join(", ")).at_line(line));
+                }
                 // A header that misses a column is a common mistake: say which.
                 let missing: Vec<&str> = COLUMNS
                     .iter()

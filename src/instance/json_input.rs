@@ -219,7 +219,10 @@ pub(crate) fn value_as_uint(v: &Value, path: &str) -> Result<u64, InputError> {
             } else if n.as_i64().is_some() {
                 Err(InputError::field(
                     path,
-                    format!("{n} is negative; expected an integer >= 0"),
+                    format!(
+                        "{n} is negative; expected an integer >= {}",
+                        super::csv_input::least_value(path)
+                    ),
                 ))
             } else {
                 Err(InputError::field(
@@ -252,6 +255,18 @@ pub fn parse_instance_json(
     overrides: &Overrides,
     limits: &Limits,
 ) -> Result<Instance, InputError> {
+    parse_instance_json_warned(bytes, overrides, limits, &mut Vec::new())
+}
+
+/// [`parse_instance_json`], pushing the unknown keys that are not likely
+/// typos to `warnings` (a likely typo is an error: see
+/// [`close_key`](super::close_key)).
+pub fn parse_instance_json_warned(
+    bytes: &[u8],
+    overrides: &Overrides,
+    limits: &Limits,
+    warnings: &mut Vec<String>,
+) -> Result<Instance, InputError> {
     let text = require_utf8(strip_bom(bytes))?;
     if text.trim().is_empty() {
         return Err(InputError::new("empty file: expected an instance JSON object").at_line(1));
@@ -262,6 +277,7 @@ pub fn parse_instance_json(
     let obj = root
         .as_object()
         .ok_or_else(|| InputError::new("instance must be a JSON object"))?;
+    super::json_keys::check_keys(obj, &super::json_keys::INSTANCE_KEYS, "", warnings)?;
     match obj.get("version") {
         Some(v) if v.as_u64() == Some(0) => {}
         Some(v) => {
@@ -348,6 +364,7 @@ pub fn parse_instance_json(
         let o = d.as_object().ok_or_else(|| {
             InputError::field(&path, format!("expected an object, got {}", type_name(d)))
         })?;
+        super::json_keys::check_keys(o, &super::json_keys::DEMAND_KEYS, &path, warnings)?;
         let src = get_uint(o, "src_slot", &format!("{path}.src_slot"))?;
         let dst = get_uint(o, "dst_slot", &format!("{path}.dst_slot"))?;
         let bits = get_uint(o, "bits_total", &format!("{path}.bits_total"))?;

@@ -12,13 +12,17 @@ pub(crate) mod csv_input;
 mod csv_meta;
 mod error;
 pub(crate) mod json_input;
+mod json_keys;
 mod limits;
 mod ports;
 
 pub use csv_input::{parse_demands_csv, DemandRow};
 pub use csv_meta::{bw_comment, recorded_bw, BW_COMMENT_KEY};
 pub use error::InputError;
-pub use json_input::{instance_to_json, parse_instance_json, Overrides};
+pub use json_input::{
+    instance_to_json, parse_instance_json, parse_instance_json_warned, Overrides,
+};
+pub use json_keys::close_key;
 pub use limits::Limits;
 pub use ports::Ports;
 
@@ -439,11 +443,23 @@ pub fn read_instance_bytes(
     overrides: &Overrides,
     limits: &Limits,
 ) -> Result<Instance, InputError> {
+    read_instance_bytes_warned(bytes, name, overrides, limits, &mut Vec::new())
+}
+
+/// [`read_instance_bytes`], pushing to `warnings` what the caller should
+/// show the user (an instance JSON's unknown keys).
+pub fn read_instance_bytes_warned(
+    bytes: &[u8],
+    name: &str,
+    overrides: &Overrides,
+    limits: &Limits,
+    warnings: &mut Vec<String>,
+) -> Result<Instance, InputError> {
     let first = bytes
         .iter()
         .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
     let result = if first == Some(&b'{') {
-        parse_instance_json(bytes, overrides, limits)
+        parse_instance_json_warned(bytes, overrides, limits, warnings)
     } else {
         let bw = match overrides.bw {
             Some(bw) => Ok(Some(bw)),

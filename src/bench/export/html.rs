@@ -237,7 +237,10 @@ fn family_charts(results: &Results) -> (String, String) {
     );
     let max_excess = fams
         .iter()
-        .map(|f| (f.mean_gap_ratio - 1.0).max(f.mean_possible_gap_ratio - 1.0))
+        .map(|f| {
+            (f.mean_ticks_over_bound.unwrap_or(1.0) - 1.0)
+                .max(f.mean_possible_ticks_over_bound.unwrap_or(1.0) - 1.0)
+        })
         .fold(0.0, f64::max);
     let scale = if max_excess > 0.0 {
         bw / max_excess
@@ -255,13 +258,13 @@ fn family_charts(results: &Results) -> (String, String) {
         );
         for (k, (excess, max, colour, what)) in [
             (
-                (f.mean_gap_ratio - 1.0).max(0.0),
+                (f.mean_ticks_over_bound.unwrap_or(1.0) - 1.0).max(0.0),
                 f.max_gap,
                 ABOVE_BOUND,
                 "above the lower bound",
             ),
             (
-                (f.mean_possible_gap_ratio - 1.0).max(0.0),
+                (f.mean_possible_ticks_over_bound.unwrap_or(1.0) - 1.0).max(0.0),
                 f.max_possible_gap,
                 POSSIBLE_GAP,
                 "possible gap to the optimum",
@@ -354,7 +357,7 @@ impl Exporter for Html {
                 ""
             };
             let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\"><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
-                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), status_colour(r.status), r.status, opt(&r.gap), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
+                esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), status_colour(r.status), r.status, opt(&r.gap_ticks), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
             let mut err = r.error.clone().unwrap_or_default();
             if h.compare_cg {
                 match &r.cg {

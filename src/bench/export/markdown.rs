@@ -55,7 +55,7 @@ impl Exporter for Markdown {
         )?;
         writeln!(
             w,
-            "| family | runs | optimal | optimal_exhaustive | within_one | feasible | failed | max ticks above LB | mean ticks/LB | max possible gap to optimum | known optimum matched | seconds (sum) |"
+            "| family | runs | optimal | optimal_exhaustive | within_one | feasible | failed | max ticks above LB (gap_ticks) | mean ticks/LB (ticks_over_bound) | max possible gap to optimum | known optimum matched | seconds (sum) |"
         )?;
         writeln!(
             w,
@@ -65,12 +65,13 @@ impl Exporter for Markdown {
             let c: Vec<String> = f.statuses.iter().map(|(_, n)| n.to_string()).collect();
             writeln!(
                 w,
-                "| {} | {} | {} | {} | {:.4} | {} | {}/{} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {}/{} | {} |",
                 f.family,
                 f.runs,
                 c.join(" | "),
                 f.max_gap,
-                f.mean_gap_ratio,
+                f.mean_ticks_over_bound
+                    .map_or("n/a (no run finished)".to_string(), |m| format!("{m:.4}")),
                 f.max_possible_gap,
                 f.known_matched,
                 f.known_total,
@@ -109,7 +110,7 @@ impl Exporter for Markdown {
                 opt(&r.witness),
                 opt(&r.ticks),
                 r.status,
-                opt(&r.gap),
+                opt(&r.gap_ticks),
                 opt(&r.known_optimum),
                 fmt_seconds(r.seconds),
                 opt(&r.solver)

@@ -42,7 +42,7 @@ pub fn possible_gap(r: &BenchRecord) -> Option<u64> {
     if r.status.proves_optimum() {
         Some(0)
     } else {
-        r.gap
+        r.gap_ticks
     }
 }
 
@@ -54,24 +54,21 @@ pub struct FamilySummary {
     pub statuses: Vec<(RunStatus, usize)>,
     /// Largest ticks - lower bound over the family's runs.
     pub max_gap: u64,
-    /// Mean of ticks / lower bound.
-    pub mean_gap_ratio: f64,
+    /// Mean of ticks / lower bound over the runs that have one (`None`
+    /// when every run failed: no mean of nothing).
+    pub mean_ticks_over_bound: Option<f64>,
     /// Largest [`possible_gap`] (zero when every run is proven optimal).
     pub max_possible_gap: u64,
-    /// Mean of 1 + possible gap / lower bound.
-    pub mean_possible_gap_ratio: f64,
+    /// Mean of 1 + possible gap / lower bound (`None` as above).
+    pub mean_possible_ticks_over_bound: Option<f64>,
     pub known_matched: usize,
     pub known_total: usize,
     /// Sum of the runs' seconds.
     pub seconds_sum: f64,
 }
 
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        1.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// Per-family summaries, sorted by family name.
@@ -87,7 +84,7 @@ pub fn family_summaries(records: &[BenchRecord]) -> Vec<FamilySummary> {
     }
     by.into_iter()
         .map(|(family, rs)| {
-            let ratios: Vec<f64> = rs.iter().filter_map(|r| r.gap_ratio).collect();
+            let ratios: Vec<f64> = rs.iter().filter_map(|r| r.ticks_over_bound).collect();
             let possible: Vec<f64> = rs
                 .iter()
                 .filter_map(|r| match (possible_gap(r), r.lower_bound) {
@@ -99,15 +96,15 @@ pub fn family_summaries(records: &[BenchRecord]) -> Vec<FamilySummary> {
             FamilySummary {
                 runs: rs.len(),
                 statuses: status_counts(rs.iter().copied()),
-                max_gap: rs.iter().filter_map(|r| r.gap).max().unwrap_or(0),
-                mean_gap_ratio: mean(&ratios),
+                max_gap: rs.iter().filter_map(|r| r.gap_ticks).max().unwrap_or(0),
+                mean_ticks_over_bound: mean(&ratios),
                 max_possible_gap: rs
                     .iter()
                     .copied()
                     .filter_map(possible_gap)
                     .max()
                     .unwrap_or(0),
-                mean_possible_gap_ratio: mean(&possible),
+                mean_possible_ticks_over_bound: mean(&possible),
                 known_matched: rs
                     .iter()
                     .filter(|r| r.known_check.as_deref() == Some("match"))
