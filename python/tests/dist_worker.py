@@ -184,6 +184,5 @@ def worker(rank, world, port, outdir):
                 results[name] = traceback.format_exc()
             with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
                 json.dump(results, f)
-        dist.barrier()
     finally:
         dist.destroy_process_group()

@@ -35,25 +35,29 @@ def results(request, tmp_path_factory):
     import time
 
     end = time.monotonic() + DEADLINE_S
+    crash = None
     try:
         while not ctx.join(timeout=max(1.0, end - time.monotonic())):
             if time.monotonic() >= end:
-                pytest.fail(f"{world} ranks did not finish within {DEADLINE_S} s")
+                crash = f"{world} ranks did not finish within {DEADLINE_S} s"
+                break
+    except Exception as e:  # a rank died or raised outside a scenario
+        crash = f"a rank failed: {e}"
     finally:
         for p in ctx.processes:
             if p.is_alive():
                 p.kill()
     out = []
     for r in range(world):
-        with open(os.path.join(outdir, f"rank{r}.json")) as f:
-            out.append(json.load(f))
-    return world, out
+        path = os.path.join(outdir, f"rank{r}.json")
+        out.append(json.load(open(path)) if os.path.exists(path) else {})
+    return world, out, crash
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_scenario_on_every_rank(results, scenario):
-    world, per_rank = results
-    failures = {r: res.get(scenario, "not run") for r, res in enumerate(per_rank)
+    world, per_rank, crash = results
+    failures = {r: res.get(scenario, f"not run ({crash})") for r, res in enumerate(per_rank)
                 if res.get(scenario) != "ok"}
     assert not failures, f"{world} ranks, {scenario}:\n" + "\n".join(
         f"rank {r}: {msg}" for r, msg in failures.items())
