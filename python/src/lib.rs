@@ -18,8 +18,8 @@ use tickopt::cli::summary::Summary;
 use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, InputError, Instance, Limits, Model, Ports};
 use tickopt::lower::p2p::{lower_rank, Layout};
-use tickopt::schedule::Expansion;
 use tickopt::schedule::writers::{write_schedule_file, Format, WriteError};
+use tickopt::schedule::Expansion;
 use tickopt::solve::portfolio::bounds_settled_until;
 use tickopt::solve::Solution;
 use tickopt::validate::{validate_expanded, RawChunk, TickValidator};
@@ -99,7 +99,11 @@ fn build_instance(
                     format!("bandwidth per tick must be > 0 for {src}->{dst}"),
                 ))
             }
-            Some(b) => Some(to_uint(b, &format!("demands[{i}].copy_bw_bits_per_tick"), "bw")?),
+            Some(b) => Some(to_uint(
+                b,
+                &format!("demands[{i}].copy_bw_bits_per_tick"),
+                "bw",
+            )?),
             None => None,
         };
         max_slot = max_slot.max(src.max(dst) as i128);
@@ -204,13 +208,16 @@ impl NativeSolution {
     fn write(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
         let format: Format = format.parse().map_err(PyValueError::new_err)?;
         detached(py, || {
-            write_schedule_file(&self.inst, &self.sol.schedule, format, &path).map_err(|e| match e
-            {
-                // Where the file cannot go (no directory, no permission, I/O).
-                WriteError::Io { .. } | WriteError::Output(_) => PyOSError::new_err(e.to_string()),
-                WriteError::Invalid(_) => PyRuntimeError::new_err(e.to_string()),
-                WriteError::TooLarge { .. } => value_error(e),
-            })
+            write_schedule_file(&self.inst, &self.sol.schedule, format, &path).map_err(
+                |e| match e {
+                    // Where the file cannot go (no directory, no permission, I/O).
+                    WriteError::Io { .. } | WriteError::Output(_) => {
+                        PyOSError::new_err(e.to_string())
+                    }
+                    WriteError::Invalid(_) => PyRuntimeError::new_err(e.to_string()),
+                    WriteError::TooLarge { .. } => value_error(e),
+                },
+            )
         })
     }
 
@@ -259,7 +266,10 @@ impl NativeSolution {
             )));
         }
         let layout = Layout::new(&self.inst).map_err(value_error)?;
-        Ok((layout.send_buffer_bytes(rank), layout.recv_buffer_bytes(rank)))
+        Ok((
+            layout.send_buffer_bytes(rank),
+            layout.recv_buffer_bytes(rank),
+        ))
     }
 }
 
@@ -282,7 +292,8 @@ fn solve(
     };
     let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
     detached(py, move || {
-        let sol = solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let sol =
+            solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(NativeSolution { inst, sol })
     })
 }
