@@ -30,6 +30,9 @@ use tickopt::{solve_instance, SolveRequest, SolverChoice};
 /// of any size (range checks are ours, with the library's messages).
 type PyDemand = (i128, i128, i128, Option<i128>);
 
+/// One rank's program: per tick, `(op, peer, byte_offset, nbytes)`.
+type P2pProgram = Vec<Vec<(&'static str, u32, u64, u64)>>;
+
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -239,7 +242,7 @@ impl NativeSolution {
 
     /// Rank `rank`'s operations per tick, lowered by `tickopt::lower::p2p`:
     /// `(op, peer, byte_offset, nbytes)`.
-    fn p2p(&self, py: Python<'_>, rank: i128) -> PyResult<Vec<Vec<(&'static str, u32, u64, u64)>>> {
+    fn p2p(&self, py: Python<'_>, rank: i128) -> PyResult<P2pProgram> {
         let rank: u32 = to_uint(rank, "rank", "rank").map_err(value_error)?;
         detached(py, || {
             let layout = Layout::new(&self.inst).map_err(value_error)?;
@@ -274,6 +277,8 @@ impl NativeSolution {
 }
 
 /// `tickopt solve` on demands given as values.
+// The arguments are the Python keyword signature, one for one.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (demands, bw, model, slots, ports, time_limit, solver))]
 fn solve(

@@ -4,6 +4,7 @@ byte equality with the `tickopt solve` CLI on the same data."""
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,20 @@ def test_python_and_cli_schedules_are_byte_identical(tmp_path, model, fmt):
     py = sol.summary()
     for key in ("ticks", "lower_bound", "status", "witness", "chunks", "solver", "bounds"):
         assert py[key] == cli[key], key
+
+
+def test_per_demand_bandwidth_and_ports():
+    # 0 -> 1 moves 16 bits per tick (4 chunks), 1 -> 2 the default 32 (2 chunks).
+    sol = tickopt.solve([(0, 1, 64, 16), (1, 2, 64)], bw=32, model="READ1_WRITE1")
+    lens = sorted({c[2] for t in sol.schedule for c in t if c[:2] == (0, 1)})
+    assert lens == [16] and sol.ticks == 4 and sol.verify()
+    two = tickopt.solve(skewed(6, seed=6), bw=4096, ports=2)
+    one = tickopt.solve(skewed(6, seed=6), bw=4096)
+    assert two.ticks < one.ticks and two.verify()
+    assert tickopt.validate(skewed(6, seed=6), two.schedule, bw=4096, ports=2) == []
+
+
+def test_import_does_not_need_torch():
+    code = "import sys, tickopt; assert 'torch' not in sys.modules; print(tickopt.solve([(0, 1, 8)], bw=8).ticks)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
