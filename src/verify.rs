@@ -30,7 +30,8 @@ use crate::solve::Status;
 use crate::validate::Report;
 use serde::{Deserialize, Serialize};
 
-/// The part of a summary JSON that makes the claim.
+/// A summary JSON as verify reads it: the claim, the facts about the
+/// instance it states, and every other key (reported as not checked).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Claim {
     pub model: String,
@@ -41,6 +42,70 @@ pub struct Claim {
     /// The proof behind `optimal_exhaustive`.
     #[serde(default)]
     pub proof: Option<Proof>,
+    /// Facts about the instance, each compared with the instance's.
+    #[serde(default)]
+    pub slots: Option<u64>,
+    #[serde(default)]
+    pub copy_bw_bits_per_tick: Option<u64>,
+    #[serde(default)]
+    pub demands: Option<u64>,
+    #[serde(default)]
+    pub chunks: Option<u64>,
+    #[serde(default)]
+    pub gap: Option<u64>,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub ports: Option<serde_json::Value>,
+    /// The instance file the summary was made from (compared by file name).
+    #[serde(default)]
+    pub instance: Option<String>,
+    /// Keys of the summary's witness object that no witness of its kind
+    /// has (a witness is rejected for them).
+    #[serde(skip)]
+    pub witness_extra_fields: Vec<String>,
+    /// Every other key: informational (solver, seconds, ...) or unknown;
+    /// listed as not checked.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Claim {
+    /// Reads a summary JSON value, noting witness keys that the parsed
+    /// witness does not carry.
+    pub fn from_value(v: serde_json::Value) -> Result<Claim, serde_json::Error> {
+        let raw_witness = v.get("witness").cloned();
+        let mut claim: Claim = serde_json::from_value(v)?;
+        let known = serde_json::to_value(&claim.witness)?;
+        if let (Some(serde_json::Value::Object(raw)), serde_json::Value::Object(known)) =
+            (raw_witness, known)
+        {
+            claim.witness_extra_fields = raw
+                .keys()
+                .filter(|k| !known.contains_key(*k))
+                .cloned()
+                .collect();
+        }
+        Ok(claim)
+    }
+}
+
+/// How verify runs: its work budget and what it knows of the inputs.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Work budget of the proof check ([`crate::proof::Work`]).
+    pub max_proof_work: u64,
+    /// The instance file's name, compared with the summary's `instance`.
+    pub instance_file_name: Option<String>,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            max_proof_work: crate::proof::DEFAULT_MAX_PROOF_WORK,
+            instance_file_name: None,
+        }
+    }
 }
 
 /// The parts of a claim, each checked on its own.
@@ -48,6 +113,7 @@ pub struct Claim {
 #[serde(rename_all = "snake_case")]
 pub enum Part {
     Model,
+    Fields,
     Schedule,
     Ticks,
     Witness,
@@ -59,6 +125,7 @@ impl Part {
     pub fn as_str(self) -> &'static str {
         match self {
             Part::Model => "model",
+            Part::Fields => "fields",
             Part::Schedule => "schedule",
             Part::Ticks => "ticks",
             Part::Witness => "witness",
@@ -122,24 +189,53 @@ impl Lines {
     }
 }
 
-/// Checks `claim` against `inst` and the validation `report` of its schedule.
-pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verification {
+/// Whether the schedule was refused unread because its model is not the
+/// instance's (its tick count is then 0 in the report, not the file's).
+fn schedule_model_differs(report: &Report) -> bool {
+    report.ticks_total == 0
+        && report.errors.iter().any(|e| {
+            e.kind == crate::validate::ErrorKind::Struct
+                && e.msg.starts_with("schedule.model must match")
+        })
+}
+
+/// Checks `claim` against `inst` and the validation `report` of its
+/// schedule. Cheap parts first; the proof is checked only when everything
+/// else holds, within `opts.max_proof_work`.
+pub fn verify_claim(
+    inst: &Instance,
+    report: &Report,
+    claim: &Claim,
+    opts: &VerifyOptions,
+) -> Verification {
     let mut l = Lines(Vec::new());
     l.check(
         Part::Model,
         claim.model == inst.model.as_str(),
         format!(
-            "summary model {} matches instance model {}",
-            claim.model, inst.model
+            "summary model {} {} instance model {}",
+            claim.model,
+            if claim.model == inst.model.as_str() {
+                "matches"
+            } else {
+                "differs from"
+            },
+            inst.model
         ),
     );
+    check_fields(&mut l, inst, claim, opts);
     l.check(
         Part::Schedule,
         report.passed(),
         format!("schedule validates: {}", report.one_line()),
     );
     let (t, lb) = (claim.ticks, claim.lower_bound);
-    if t == u64::MAX || report.ticks_total == u64::MAX {
+    if schedule_model_differs(report) {
+        l.skip(
+            Part::Ticks,
+            format!("summary claims {t} ticks; not counted: the schedule's model is not the instance's, so it was not read"),
+        );
+    } else if t == u64::MAX || report.ticks_total == u64::MAX {
         l.check(
             Part::Ticks,
             false,
@@ -219,7 +315,15 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
             format!("feasible: ticks {t} >= lower bound {lb}"),
         ),
     }
+    let earlier_failed = l.0.iter().any(|x| x.outcome == Outcome::Failed);
     match (claim.status, &claim.proof) {
+        (Status::OptimalExhaustive, Some(p)) if earlier_failed => l.skip(
+            Part::Proof,
+            format!(
+                "{} proof not checked: the claim already fails above",
+                p.body.kind()
+            ),
+        ),
         (Status::OptimalExhaustive, None) => l.check(
             Part::Proof,
             false,
@@ -242,7 +346,7 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
                 p.body.kind()
             ),
         ),
-        (Status::OptimalExhaustive, Some(p)) => match check_proof(inst, lb, p) {
+        (Status::OptimalExhaustive, Some(p)) => match check_proof(inst, lb, p, opts.max_proof_work) {
             Ok(c) => {
                 for s in c.steps {
                     l.check(Part::Proof, true, format!("{} proof: {s}", c.kind));
@@ -263,6 +367,16 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
             format!("status {s} needs no proof object"),
         ),
     }
+    let unchecked: Vec<&str> = claim.other.keys().map(String::as_str).collect();
+    if !unchecked.is_empty() {
+        l.skip(
+            Part::Fields,
+            format!(
+                "not checked: {} (informational; nothing here recomputes them)",
+                unchecked.join(", ")
+            ),
+        );
+    }
     let failures: Vec<String> =
         l.0.iter()
             .filter(|x| x.outcome == Outcome::Failed)
@@ -272,5 +386,96 @@ pub fn verify_claim(inst: &Instance, report: &Report, claim: &Claim) -> Verifica
         holds: failures.is_empty(),
         lines: l.0,
         failures,
+    }
+}
+
+/// The summary's statements about the instance, each recomputed from it
+/// (checked arithmetic) and compared.
+fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOptions) {
+    let mut field = |name: &str, claimed: Option<String>, actual: Option<String>| {
+        if let Some(c) = claimed {
+            let ok = actual.as_deref() == Some(c.as_str());
+            let actual = actual.unwrap_or_else(|| "not computable (overflow)".into());
+            l.check(
+                Part::Fields,
+                ok,
+                format!("{name}: summary says {c}, the instance gives {actual}"),
+            );
+        }
+    };
+    let chunks = (0..inst.demands().len()).try_fold(0u64, |a, i| a.checked_add(inst.chunks(i)));
+    field(
+        "slots",
+        claim.slots.map(|x| x.to_string()),
+        Some(inst.slots.to_string()),
+    );
+    field(
+        "copy_bw_bits_per_tick",
+        claim.copy_bw_bits_per_tick.map(|x| x.to_string()),
+        Some(inst.bw.to_string()),
+    );
+    field(
+        "demands",
+        claim.demands.map(|x| x.to_string()),
+        Some(inst.demands().len().to_string()),
+    );
+    field(
+        "chunks",
+        claim.chunks.map(|x| x.to_string()),
+        chunks.map(|c| c.to_string()),
+    );
+    field(
+        "gap",
+        claim.gap.map(|x| x.to_string()),
+        claim
+            .ticks
+            .checked_sub(claim.lower_bound)
+            .map(|g| g.to_string()),
+    );
+    field(
+        "id",
+        claim.id.clone(),
+        Some(inst.id.clone().unwrap_or_else(|| "(none)".into())),
+    );
+    let ports = (!inst.is_single_port())
+        .then(|| serde_json::to_value(inst.ports()).ok())
+        .flatten();
+    if let Some(p) = &claim.ports {
+        let ok = Some(p) == ports.as_ref() || (p.is_null() && ports.is_none());
+        l.check(
+            Part::Fields,
+            ok,
+            format!(
+                "ports: summary says {p}, the instance gives {}",
+                ports.map_or("one port per slot".to_string(), |v| v.to_string())
+            ),
+        );
+    }
+    if let Some(name) = &claim.instance {
+        let claimed = std::path::Path::new(name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        match &opts.instance_file_name {
+            Some(given) => l.check(
+                Part::Fields,
+                claimed.as_deref() == Some(given.as_str()),
+                format!("instance: summary names {name}, verifying against {given}"),
+            ),
+            None => l.skip(
+                Part::Fields,
+                format!("instance: summary names {name}; no file name to compare"),
+            ),
+        }
+    }
+    if !claim.witness_extra_fields.is_empty() {
+        l.check(
+            Part::Fields,
+            false,
+            format!(
+                "witness: field(s) {} are not part of a {} witness",
+                claim.witness_extra_fields.join(", "),
+                claim.witness.kind()
+            ),
+        );
     }
 }

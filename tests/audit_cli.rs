@@ -17,6 +17,19 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// A copy of `csv` in `dir` without its `# copy_bw_bits_per_tick` line.
+fn without_recorded_bw(csv: &Path, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.starts_with("# copy_bw_bits_per_tick"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = dir.join("bare.csv");
+    std::fs::write(&out, kept).unwrap();
+    out
+}
+
 fn petersen() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/demo/petersen_n10_m1_s0.csv")
 }
@@ -245,10 +258,11 @@ fn unreadable_input_is_exit_1_and_writes_nothing() {
     assert_eq!(code(&o), Some(1));
     assert!(err(&o).contains("garbled.csv:2"), "{}", err(&o));
     assert!(!out.exists());
-    // A CSV instance without --bw.
+    // A CSV instance without --bw (and without a recorded bw).
     let five = tmp.path().join("five.csv");
     std::fs::write(&five, FIVE_TICKS).unwrap();
-    let o = tickopt(&["audit", s(&p), s(&five), "--out-dir", s(&out)]);
+    let bare = without_recorded_bw(&p, tmp.path());
+    let o = tickopt(&["audit", s(&bare), s(&five), "--out-dir", s(&out)]);
     assert_eq!(code(&o), Some(1));
     assert!(!out.exists());
 }
@@ -303,9 +317,10 @@ fn convert_writes_the_instance_json_that_audit_and_validate_read() {
     assert_eq!(code(&o), Some(0), "{}", err(&o));
     let a: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(a["schedules"][0]["gap_ticks"], 1);
-    // A CSV without --bw is refused, and nothing is written.
+    // A CSV without --bw (or a recorded bw) is refused, and nothing is written.
     let none = tmp.path().join("none.json");
-    let o = tickopt(&["convert", s(&p), "--out", s(&none)]);
+    let bare = without_recorded_bw(&p, tmp.path());
+    let o = tickopt(&["convert", s(&bare), "--out", s(&none)]);
     assert_eq!(code(&o), Some(1));
     assert!(!none.exists());
 }

@@ -113,6 +113,7 @@ fn gen_to_stdout_and_bad_parameters() {
     assert_eq!(
         text,
         "# tickopt gen bidir_ring n=3 mult=1 bw=1024 seed=0; slots=3 demands=6 chunks=6\n\
+         # copy_bw_bits_per_tick=1024\n\
          src_slot,dst_slot,bits_total\n0,1,1024\n0,2,1024\n1,0,1024\n1,2,1024\n2,0,1024\n2,1,1024\n"
     );
     let o = tickopt(&["gen", "ring", "--n", "1", "--out", "-"]);

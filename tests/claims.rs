@@ -12,7 +12,9 @@ use std::path::Path;
 use tickopt::instance::{read_instance_file, Instance, Limits, Model, Overrides};
 use tickopt::proof::cnf::colourable_cnf;
 use tickopt::proof::drat::{check_refutation, parse_drat};
-use tickopt::proof::{check_proof, instance_sha256, Proof, ProofBody};
+use tickopt::proof::{
+    check_proof, instance_sha256, Proof, ProofBody, Work, DEFAULT_MAX_PROOF_WORK,
+};
 use tickopt::schedule::Schedule;
 use tickopt::solve::proofs::find_proof;
 use tickopt::solve::{Solution, Status};
@@ -53,8 +55,8 @@ fn claim_json(sol: &Solution) -> Value {
 
 fn verify(inst: &Instance, sol: &Solution, claim: &Value) -> tickopt::verify::Verification {
     let report = validate_compact(inst, &sol.schedule);
-    let claim: Claim = serde_json::from_value(claim.clone()).expect("claim parses");
-    verify_claim(inst, &report, &claim)
+    let claim = Claim::from_value(claim.clone()).expect("claim parses");
+    verify_claim(inst, &report, &claim, &Default::default())
 }
 
 fn solved(inst: &Instance) -> Solution {
@@ -136,7 +138,7 @@ fn no_proof_for_a_feasible_tick_count_brute_force() {
         );
         if opt > 0 {
             if let Some(p) = find_proof(&inst, opt - 1) {
-                assert!(check_proof(&inst, opt - 1, &p).is_ok());
+                assert!(check_proof(&inst, opt - 1, &p, DEFAULT_MAX_PROOF_WORK).is_ok());
                 found += 1;
             }
         }
@@ -149,10 +151,10 @@ fn no_proof_for_a_feasible_tick_count_brute_force() {
 /// Applies `f` to a copy of `base` and asserts the result does not verify.
 fn assert_rejected(inst: &Instance, sol: &Solution, what: &str, claim: Value) {
     let report = validate_compact(inst, &sol.schedule);
-    match serde_json::from_value::<Claim>(claim) {
+    match Claim::from_value(claim) {
         Err(_) => {} // not even a claim: refused at parse time
         Ok(c) => {
-            let v = verify_claim(inst, &report, &c);
+            let v = verify_claim(inst, &report, &c, &Default::default());
             assert!(!v.holds, "doctored claim verified: {what}");
         }
     }
@@ -353,12 +355,12 @@ fn a_2_pow_64_tick_compact_schedule_is_refused() {
     s.push(1 << 63, vec![0]);
     s.push(1 << 63, vec![0]);
     let report = validate_compact(&inst, &s);
-    let claim: Claim = serde_json::from_value(json!({
+    let claim = Claim::from_value(json!({
         "model": "STRICT1", "ticks": u64::MAX, "lower_bound": u64::MAX, "status": "optimal",
         "witness": {"kind": "degree", "slot": 0, "chunks": u64::MAX, "direction": "both"},
     }))
     .unwrap();
-    let v = verify_claim(&inst, &report, &claim);
+    let v = verify_claim(&inst, &report, &claim, &Default::default());
     assert!(!v.holds);
     assert!(v
         .lines
@@ -386,11 +388,17 @@ fn drat_checker_refuses_what_is_not_a_refutation() {
     assert!(find_proof(&k4, 3).is_none());
     let cnf = colourable_cnf(&k4, 3).unwrap();
     let steps = parse_drat("0\n", cnf.variables).unwrap();
-    assert!(check_refutation(&cnf.clauses, cnf.variables, &steps).is_err());
+    assert!(check_refutation(
+        cnf.clauses.clone(),
+        cnf.variables,
+        &steps,
+        &mut Work::new(DEFAULT_MAX_PROOF_WORK)
+    )
+    .is_err());
     // K4 in 2 ticks is impossible and the SAT route proves it.
     let p: Proof = find_proof(&k4, 2).expect("K4 is not 2-colourable");
-    assert!(check_proof(&k4, 2, &p).is_ok());
-    assert!(check_proof(&k4, 3, &p).is_err());
+    assert!(check_proof(&k4, 2, &p, DEFAULT_MAX_PROOF_WORK).is_ok());
+    assert!(check_proof(&k4, 3, &p, DEFAULT_MAX_PROOF_WORK).is_err());
     if let ProofBody::Drat(d) = &p.body {
         let cnf2 = colourable_cnf(&k4, 2).unwrap();
         assert_eq!(d.cnf_sha256, cnf2.sha256());

@@ -48,12 +48,12 @@ fn standard_set_strict1_is_proven_optimal_and_verifies() {
         let sched = tmp.path().join("s.json");
         write_schedule_file(&inst, &sol.schedule, Format::Compact, &sched).unwrap();
         let report = validate_schedule_file(&inst, &sched).unwrap();
-        let claim: Claim = serde_json::from_value(serde_json::json!({
+        let claim = Claim::from_value(serde_json::json!({
             "model": "STRICT1", "ticks": sol.ticks, "lower_bound": sol.lower_bound.ticks,
             "status": sol.status, "witness": sol.lower_bound.witness, "proof": sol.proof,
         }))
         .unwrap();
-        let v = verify_claim(&inst, &report, &claim);
+        let v = verify_claim(&inst, &report, &claim, &Default::default());
         assert!(v.holds, "{}: {:?}", entry.file, v.failures);
         solved += 1;
     }

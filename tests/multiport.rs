@@ -73,14 +73,12 @@ fn colour(
 }
 
 fn claim_of(sol: &tickopt::solve::Solution, inst: &Instance) -> Claim {
-    Claim {
-        model: inst.model.as_str().to_string(),
-        ticks: sol.ticks,
-        lower_bound: sol.lower_bound.ticks,
-        status: sol.status,
-        witness: sol.lower_bound.witness.clone(),
-        proof: sol.proof.clone(),
-    }
+    Claim::from_value(serde_json::json!({
+        "model": inst.model.as_str(), "ticks": sol.ticks,
+        "lower_bound": sol.lower_bound.ticks, "status": sol.status,
+        "witness": sol.lower_bound.witness, "proof": sol.proof,
+    }))
+    .unwrap()
 }
 
 /// Solves, validates both ways and verifies the claim; returns the solution.
@@ -96,7 +94,7 @@ fn solve_checked(inst: &Instance, solver: SolverChoice) -> tickopt::solve::Solut
     let compact = validate_compact(inst, &sol.schedule);
     assert!(compact.passed(), "{}", compact.one_line());
     assert_eq!(compact.ticks_total, sol.ticks);
-    let v = verify_claim(inst, &compact, &claim_of(&sol, inst));
+    let v = verify_claim(inst, &compact, &claim_of(&sol, inst), &Default::default());
     assert!(v.holds, "claim refused: {:?}", v.failures);
     sol
 }

@@ -3,9 +3,9 @@
 //! [`crate::audit`]).
 
 use super::common::OverrideArgs;
+use super::model_source::{model_from_files, schedule_model};
 use super::solve_cmd::{set_threads, time_limit};
 use crate::audit::{export, read_schedule_facts, Audit, Gates};
-use crate::instance::{read_instance_file, Limits};
 use crate::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct AuditArgs {
-    /// Instance JSON, or demands CSV with --bw (and --model).
+    /// Instance JSON, or demands CSV (bw: --bw or its recorded one; model:
+    /// --model, else the schedules', else STRICT1).
     pub instance: PathBuf,
     /// Schedules to audit, in any format tickopt reads (copyspace-guard
     /// JSON or CSV, tickopt compact JSON); several are ranked side by side.
@@ -64,7 +65,13 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     // Everything is read before anything is solved or written: an
     // unreadable file is exit 1 with no output.
     let phases = super::progress::Phases::start("reading the instance");
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let mut overrides = a.overrides.to_overrides();
+    let mut stated = Vec::with_capacity(a.schedules.len());
+    for p in &a.schedules {
+        stated.push((p.display().to_string(), schedule_model(p)?));
+    }
+    model_from_files(&a.instance, &mut overrides, &stated)?;
+    let inst = super::common::load_instance(&a.instance, &overrides)?;
     let mut facts = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
         phases.phase(format!("validating {}", p.display()));

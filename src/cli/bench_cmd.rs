@@ -39,8 +39,10 @@ pub struct BenchArgs {
     )]
     pub models: Option<Vec<Model>>,
     /// Bits per chunk for the demands CSVs of a set directory without a
-    /// manifest.json (a manifest gives each entry's own).
-    #[arg(long, value_name = "BITS")]
+    /// manifest.json (a manifest gives each entry's own). Units: a plain
+    /// integer is bits; K, M, G (x1000 bits), Ki, Mi, Gi (x1024 bits), KB,
+    /// MB, GB, KiB, MiB, GiB (bytes).
+    #[arg(long, value_name = "BITS", value_parser = super::common::parse_bits_arg, allow_negative_numbers = true)]
     pub bw: Option<u64>,
     /// Reuse the runs already recorded in DIR's journal with the same
     /// instance hash and options; run the rest.

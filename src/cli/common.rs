@@ -1,15 +1,19 @@
 //! Flags shared by commands that read an instance or write outputs.
 
-use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
+use crate::instance::{
+    read_instance_bytes, recorded_bw, InputError, Instance, Limits, Model, Overrides,
+    BW_COMMENT_KEY,
+};
 use crate::schedule::output::{self, OutputFile};
 use crate::schedule::WriteError;
+use crate::units::{parse_bits, parse_bytes, PlainUnit};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 /// How to read INPUT (a demands CSV or an instance JSON).
 #[derive(Args, Debug, Clone)]
 pub struct InstanceArgs {
-    /// Demands CSV (src_slot,dst_slot,bits_total; needs --bw) or instance JSON v0.
+    /// Demands CSV (src_slot,dst_slot,bits_total; --bw or its recorded bw) or instance JSON v0.
     pub input: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
@@ -18,8 +22,11 @@ pub struct InstanceArgs {
 /// Values that complete a CSV or override an instance JSON's own.
 #[derive(Args, Debug, Clone, Default)]
 pub struct OverrideArgs {
-    /// Bits one transfer moves per tick (copy_bw_bits_per_tick). Required for CSV input.
-    #[arg(long, value_name = "BITS")]
+    /// Bits one transfer moves per tick (copy_bw_bits_per_tick). For a CSV
+    /// the default is its `# copy_bw_bits_per_tick=N` comment line (written
+    /// by gen); without one --bw is required. Units: a plain integer is bits; K, M, G (x1000 bits),
+    /// Ki, Mi, Gi (x1024 bits), KB, MB, GB, KiB, MiB, GiB (bytes).
+    #[arg(long, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
     pub bw: Option<u64>,
     /// Resource model: STRICT1 (one transfer per slot per tick; CSV default)
     /// or READ1_WRITE1 (one send and one receive per slot per tick).
@@ -47,12 +54,31 @@ impl OverrideArgs {
 
 impl InstanceArgs {
     pub fn load(&self) -> anyhow::Result<Instance> {
-        Ok(read_instance_file(
-            &self.input,
-            &self.overrides.to_overrides(),
-            &Limits::default(),
-        )?)
+        load_instance(&self.input, &self.overrides.to_overrides())
     }
+}
+
+/// Reads an instance file with the command-line overrides and says on
+/// stderr where a CSV's bandwidth came from when the file recorded one
+/// (`# copy_bw_bits_per_tick=N`): taken from it, or replaced by `--bw`. A
+/// default the user did not type is never silent.
+pub fn load_instance(path: &Path, overrides: &Overrides) -> anyhow::Result<Instance> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
+    let inst = read_instance_bytes(&bytes, &name, overrides, &Limits::default())?;
+    if let Ok(Some((recorded, line))) = recorded_bw(&bytes) {
+        match overrides.bw {
+            None => eprintln!(
+                "tickopt: bw {recorded} bits per tick from {name} line {line} ({BW_COMMENT_KEY})"
+            ),
+            Some(flag) if flag != recorded => eprintln!(
+                "tickopt: --bw {flag} replaces the {BW_COMMENT_KEY}={recorded} recorded in {name} line {line}"
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(inst)
 }
 
 /// Checks an output path before any work (see
@@ -78,34 +104,55 @@ pub fn prepare_outputs<const N: usize>(
 /// The limit on the size of a written schedule.
 #[derive(Args, Debug, Clone)]
 pub struct OutputLimitArgs {
-    /// Refuse to write an expanded schedule larger than this (bytes; K, M,
-    /// G, T suffixes are powers of 1024). Its exact size is computed before
-    /// anything is written. Default 4G. --format compact stays small.
-    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_bytes)]
+    /// Refuse to write an expanded schedule larger than this many bytes
+    /// (default 4GiB). Units: 4096 (bytes), 512MiB, 4GiB, 1GB; a bare K, M,
+    /// G or T means KiB, MiB, GiB or TiB as before (4G = 4GiB). Its exact
+    /// size is computed before anything is written. --format compact stays
+    /// small.
+    #[arg(long, value_name = "BYTES", default_value = "4GiB", value_parser = parse_output_bytes, allow_negative_numbers = true)]
     pub max_output_bytes: u64,
 }
 
-/// Parses `123`, `64K`, `512M`, `4G`, `1T` (powers of 1024).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+/// The units a size flag takes, for its --help.
+pub const SIZE_UNITS_HELP: &str =
+    "a plain integer is bits; K, M, G (x1000 bits), Ki, Mi, Gi (x1024 bits), \
+     KB, MB, GB, KiB, MiB, GiB (bytes)";
+
+/// clap value parser for a size in bits that must be at least 1 (`--bw`,
+/// `gen --bw`, `--token-bits`): the one size syntax of
+/// [`units`](crate::units), plain integers in bits (copyspace-guard
+/// compatible).
+pub fn parse_bits_arg(s: &str) -> Result<u64, String> {
+    let bits = parse_bits(s, PlainUnit::Bits).map_err(|e| e.to_string())?;
+    if bits == 0 {
+        return Err(format!(
+            "{s:?} is zero: a size must be at least 1 bit ({SIZE_UNITS_HELP})"
+        ));
+    }
+    Ok(bits)
+}
+
+/// clap value parser for `--max-output-bytes`: a byte count in the one size
+/// syntax (plain integers in bytes), at least 1 byte. A bare `K`, `M`, `G`
+/// or `T` suffix keeps its old meaning (KiB .. TiB, powers of 1024 bytes),
+/// so `--max-output-bytes 4G` in existing scripts still means 4 GiB and not
+/// the 4 gigabits the bandwidth flags would read.
+pub fn parse_output_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("unknown size suffix in {s:?} (use K, M, G or T)")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
+    let legacy = t
+        .strip_suffix(['K', 'k', 'M', 'G', 'T'])
+        .filter(|num| !num.is_empty() && num.chars().all(|c| c.is_ascii_digit() || c == '_'));
+    let text = match legacy {
+        Some(num) => format!("{num}{}iB", t[num.len()..].to_ascii_uppercase()),
+        None => t.to_string(),
     };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a byte count (e.g. 4096, 512M, 4G)"))?;
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("{s:?} does not fit in 64 bits"))
+    let bytes = parse_bytes(&text, PlainUnit::Bytes).map_err(|e| e.to_string())?;
+    if bytes == 0 {
+        return Err(format!(
+            "{s:?} is zero: the output budget must be at least 1 byte (4096, 512MiB, 4GiB)"
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Adds to a writer's error how to get past the size limit (`hint`: any

@@ -1,5 +1,6 @@
 //! `tickopt gen FAMILY [params] --seed S --out FILE.csv [--manifest M]`.
 
+use super::common::parse_bits_arg;
 use crate::bench::upsert_entry;
 use crate::gen::multiport::{
     generate_multiport, known_multiport_optimum, multiport_file_name, MultiportFamily,
@@ -20,7 +21,9 @@ pub struct GenArgs {
     #[arg(long, global = true, default_value_t = 1, value_name = "M")]
     pub mult: u64,
     /// Bits per chunk the sizes are made for (copy_bw_bits_per_tick).
-    #[arg(long, global = true, default_value_t = 1024, value_name = "BITS")]
+    /// Units: a plain integer is bits; K, M, G (x1000 bits), Ki, Mi, Gi
+    /// (x1024 bits), KB, MB, GB, KiB, MiB, GiB (bytes).
+    #[arg(long, global = true, default_value_t = 1024, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
     pub bw: u64,
     /// Seed of the random families (same seed, same file).
     #[arg(long, global = true, default_value_t = 0)]
@@ -87,7 +90,9 @@ pub enum FamilyCmd {
         /// Zipf exponent of expert popularity (0 = uniform).
         #[arg(long, default_value_t = 1.0)]
         zipf: f64,
-        #[arg(long, default_value_t = 12000)]
+        /// Bits per token (the hidden state one token carries). Units as
+        /// for --bw: 12000, 1500B, 12K.
+        #[arg(long, default_value_t = 12000, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
         token_bits: u64,
     },
     /// Pipeline parallelism: activations forward, gradients backward.

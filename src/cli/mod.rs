@@ -21,6 +21,7 @@ mod bounds_cmd;
 mod common;
 mod convert_cmd;
 mod gen_cmd;
+mod model_source;
 mod plugin_cmd;
 mod progress;
 mod replay_cmd;

@@ -4,7 +4,6 @@ use super::common::{check_output_dir, OverrideArgs};
 use crate::exec::{
     new_executor, render_table, ExecOptions, ExecutionReport, ExecutorKind, Layout, PeakReport,
 };
-use crate::instance::{read_instance_file, Limits};
 use crate::schedule::load_schedule;
 use crate::schedule::writers::write_atomically;
 use crate::{solve_instance, SolveRequest, SolverChoice};
@@ -95,7 +94,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         max_bytes: a.max_mib.saturating_mul(1 << 20),
     };
     opts.check()?;
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
     let schedule = load_schedule(&inst, &a.schedule)?;
     let mut exec = new_executor(a.executor, &a.devices)?;
     let layout = Layout::new(&inst, opts.scale_bits, exec.devices())?;

@@ -1,13 +1,14 @@
 //! `tickopt validate`.
 
-use crate::instance::{read_instance_file, Limits};
+use super::model_source::{model_from_files, schedule_model};
 use crate::schedule::validate_schedule_file;
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
-    /// Instance JSON, or demands CSV with --bw (and --model).
+    /// Instance JSON, or demands CSV (bw: --bw or its recorded one; model:
+    /// --model, else the schedule's, else STRICT1).
     pub instance: PathBuf,
     /// Schedule: copyspace-guard JSON, CSV (tick,src_slot,dst_slot,len_bits) or tickopt compact JSON.
     pub schedule: PathBuf,
@@ -19,7 +20,14 @@ pub struct ValidateArgs {
 }
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
+    let mut overrides = a.overrides.to_overrides();
+    let stated = schedule_model(&a.schedule)?;
+    model_from_files(
+        &a.instance,
+        &mut overrides,
+        &[(a.schedule.display().to_string(), stated)],
+    )?;
+    let inst = super::common::load_instance(&a.instance, &overrides)?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

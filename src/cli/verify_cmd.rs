@@ -1,18 +1,19 @@
 //! `tickopt verify`.
 
-use crate::instance::{read_instance_file, Limits};
+use super::model_source::{model_from_files, schedule_model, summary_model};
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
 use crate::schedule::validate_schedule_file;
 use crate::schedule::writers::write_atomically;
-use crate::verify::{verify_claim, Claim, Outcome};
+use crate::verify::{verify_claim, Claim, Outcome, VerifyOptions};
 use anyhow::Context;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Instance JSON, or demands CSV with --bw (and --model).
+    /// Instance JSON, or demands CSV (bw: --bw or its recorded one; model:
+    /// --model, else the schedule's and summary's, else STRICT1).
     pub instance: PathBuf,
     /// The schedule the claim is about (any format tickopt writes).
     pub schedule: PathBuf,
@@ -30,22 +31,59 @@ pub struct VerifyArgs {
     /// `dual.json`.
     #[arg(long, value_name = "DIR")]
     pub emit_proof: Option<PathBuf>,
+    /// Work budget of the proof check, in work units: a clause visit or a
+    /// literal touched by the DRAT checker is one unit, a node of the
+    /// matching enumeration one, a byte of DRAT text 16 and a literal of
+    /// the CNF 64 (both priced before anything is built). A proof that
+    /// needs more is refused (exit 2), never half-checked. The default
+    /// (1e8) is at most about a second and 100 MB; every proof tickopt
+    /// writes fits in it.
+    #[arg(long, value_name = "UNITS", default_value_t = crate::proof::DEFAULT_MAX_PROOF_WORK)]
+    pub max_proof_work: u64,
 }
 
+/// Largest summary file read (the DRAT text inside is capped at 64 MiB).
+const MAX_SUMMARY_BYTES: u64 = 80 << 20;
+
 pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
-    let inst = read_instance_file(&a.instance, &a.overrides.to_overrides(), &Limits::default())?;
-    let report = validate_schedule_file(&inst, &a.schedule)?;
+    let size = std::fs::metadata(&a.summary)
+        .with_context(|| format!("cannot read {}", a.summary.display()))?
+        .len();
+    if size > MAX_SUMMARY_BYTES {
+        anyhow::bail!(
+            "{}: summary of {size} bytes is over the {MAX_SUMMARY_BYTES}-byte limit",
+            a.summary.display()
+        );
+    }
     let text = std::fs::read_to_string(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
+    let mut overrides = a.overrides.to_overrides();
+    let stated = [
+        (
+            a.schedule.display().to_string(),
+            schedule_model(&a.schedule)?,
+        ),
+        (a.summary.display().to_string(), summary_model(&text)),
+    ];
+    model_from_files(&a.instance, &mut overrides, &stated)?;
+    let inst = super::common::load_instance(&a.instance, &overrides)?;
+    let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
     let value = crate::instance::json_input::parse_json_value(text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.summary.display()))?;
-    let claim: Claim = serde_json::from_value(value)
+    let claim = Claim::from_value(value)
         .with_context(|| format!("{}: not a tickopt summary", a.summary.display()))?;
     if let Some(dir) = &a.emit_proof {
         emit_proof(&inst, &claim, dir)?;
     }
-    let v = verify_claim(&inst, &report, &claim);
+    let opts = VerifyOptions {
+        max_proof_work: a.max_proof_work,
+        instance_file_name: a
+            .instance
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+    };
+    let v = verify_claim(&inst, &report, &claim, &opts);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {

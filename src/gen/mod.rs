@@ -491,7 +491,8 @@ pub fn file_name(spec: &GenSpec, slots: u32) -> String {
 }
 
 /// Writes `g` as a demands CSV: a `#` comment line with the description and
-/// the sizes, the header, then one row per demand.
+/// the sizes, the `# copy_bw_bits_per_tick=N` line readers take the
+/// bandwidth from, the header, then one row per demand.
 pub fn write_demands_csv(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
     let chunks: u128 = g
         .demands
@@ -506,6 +507,7 @@ pub fn write_demands_csv(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
         g.demands.len(),
         chunks
     )?;
+    writeln!(w, "{}", crate::instance::bw_comment(g.bw))?;
     writeln!(w, "src_slot,dst_slot,bits_total")?;
     for d in &g.demands {
         writeln!(w, "{},{},{}", d.src, d.dst, d.bits)?;

@@ -9,12 +9,14 @@
 
 mod csv_fast;
 pub(crate) mod csv_input;
+mod csv_meta;
 mod error;
 pub(crate) mod json_input;
 mod limits;
 mod ports;
 
 pub use csv_input::{parse_demands_csv, DemandRow};
+pub use csv_meta::{bw_comment, recorded_bw, BW_COMMENT_KEY};
 pub use error::InputError;
 pub use json_input::{instance_to_json, parse_instance_json, Overrides};
 pub use limits::Limits;
@@ -428,8 +430,9 @@ impl Instance {
 }
 
 /// Reads an instance from bytes that are either an instance JSON (first
-/// non-blank byte `{`) or a demands CSV. A CSV needs `overrides.bw`; its
-/// model defaults to STRICT1. `name` is the file name errors carry.
+/// non-blank byte `{`) or a demands CSV. A CSV takes its bandwidth from
+/// `overrides.bw`, else from its `# copy_bw_bits_per_tick=N` comment line
+/// ([`recorded_bw`]); its model defaults to STRICT1. `name` is the file name errors carry.
 pub fn read_instance_bytes(
     bytes: &[u8],
     name: &str,
@@ -442,16 +445,21 @@ pub fn read_instance_bytes(
     let result = if first == Some(&b'{') {
         parse_instance_json(bytes, overrides, limits)
     } else {
-        match overrides.bw {
-            None if bytes.iter().all(|b| b.is_ascii_whitespace()) => Err(InputError::new(
+        let bw = match overrides.bw {
+            Some(bw) => Ok(Some(bw)),
+            None => recorded_bw(bytes).map(|r| r.map(|(bw, _)| bw)),
+        };
+        match bw {
+            Err(e) => Err(e),
+            Ok(None) if bytes.iter().all(|b| b.is_ascii_whitespace()) => Err(InputError::new(
                 "empty file: expected a demands CSV or an instance JSON",
             )
             .at_line(1)),
-            None => Err(InputError::field(
+            Ok(None) => Err(InputError::field(
                 "--bw",
-                "a demands CSV needs --bw BITS (bits per transfer per tick)",
+                format!("a demands CSV needs --bw BITS (bits per transfer per tick) or a `# {BW_COMMENT_KEY}=N` comment line before its header"),
             )),
-            Some(bw) => Instance::from_csv_bytes_multiport(
+            Ok(Some(bw)) => Instance::from_csv_bytes_multiport(
                 bytes,
                 overrides.model.unwrap_or(Model::Strict1),
                 bw,

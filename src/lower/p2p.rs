@@ -380,9 +380,9 @@ mod tests {
             .map(|o| (o.offset, o.bytes))
             .collect();
         assert_eq!(sends, vec![(0, 2), (2, 2), (4, 1)]);
-        for t in 0..3 {
-            let sent: Vec<_> = all[0][t].iter().filter(|o| o.op == OpKind::Send).collect();
-            let recv: Vec<_> = all[1][t]
+        for (t0, t1) in all[0].iter().zip(&all[1]) {
+            let sent: Vec<_> = t0.iter().filter(|o| o.op == OpKind::Send).collect();
+            let recv: Vec<_> = t1
                 .iter()
                 .filter(|o| o.op == OpKind::Recv && o.peer == 0)
                 .collect();

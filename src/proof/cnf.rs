@@ -51,15 +51,30 @@ impl Cnf {
     }
 }
 
-/// Builds the CNF for `inst` and `ticks`, or refuses above the limits.
-pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
-    let edges = support(inst)?;
-    let n = inst.slots as usize;
-    let t = ticks;
-    // Chunks incident to each slot, and sizes, all checked before building.
-    let mut deg = vec![0u64; n];
+/// The size of [`colourable_cnf`] for an instance and a tick count,
+/// computed from the degrees alone (nothing is built), in checked
+/// arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CnfSize {
+    pub chunks: u64,
+    pub variables: u64,
+    pub literals: u64,
+}
+
+/// Prices the CNF before building it (what `verify` charges its budget).
+pub fn cnf_size(inst: &Instance, ticks: u64) -> Result<CnfSize, ProofError> {
+    Ok(degrees(inst, &support(inst)?, ticks)?.1)
+}
+
+/// Per-slot chunk counts and the CNF's size.
+fn degrees(
+    inst: &Instance,
+    edges: &[super::SupportEdge],
+    t: u64,
+) -> Result<(Vec<u64>, CnfSize), ProofError> {
+    let mut deg = vec![0u64; inst.slots as usize];
     let mut chunks = 0u64;
-    for e in &edges {
+    for e in edges {
         for v in [e.a, e.b] {
             let d = deg
                 .get_mut(v as usize)
@@ -75,11 +90,6 @@ pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
     let vars = chunks
         .checked_mul(t)
         .ok_or(ProofError::Overflow("variables"))?;
-    if vars > MAX_VARIABLES {
-        return Err(ProofError::TooLarge(format!(
-            "the CNF would have {vars} variables (limit {MAX_VARIABLES})"
-        )));
-    }
     let mut lits = vars; // at-least-one clauses
     for &d in &deg {
         // pairs * 2 literals * T
@@ -90,6 +100,29 @@ pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
             .checked_mul(t)
             .and_then(|p| lits.checked_add(p))
             .ok_or(ProofError::Overflow("literals"))?;
+    }
+    Ok((
+        deg,
+        CnfSize {
+            chunks,
+            variables: vars,
+            literals: lits,
+        },
+    ))
+}
+
+/// Builds the CNF for `inst` and `ticks`, or refuses above the limits.
+pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
+    let edges = support(inst)?;
+    let n = inst.slots as usize;
+    let t = ticks;
+    // Chunks incident to each slot, and sizes, all checked before building.
+    let (deg, size) = degrees(inst, &edges, t)?;
+    let (chunks, vars, lits) = (size.chunks, size.variables, size.literals);
+    if vars > MAX_VARIABLES {
+        return Err(ProofError::TooLarge(format!(
+            "the CNF would have {vars} variables (limit {MAX_VARIABLES})"
+        )));
     }
     if lits > MAX_LITERALS {
         return Err(ProofError::TooLarge(format!(

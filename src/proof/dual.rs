@@ -57,6 +57,7 @@ pub fn tight_matchings(
     num: &[u64],
     den: u64,
     slots: usize,
+    work: &mut super::Work,
 ) -> Result<Vec<Vec<usize>>, ProofError> {
     struct Ctx<'a> {
         edges: &'a [SupportEdge],
@@ -67,9 +68,12 @@ pub fn tight_matchings(
         cur: Vec<usize>,
         found: Vec<Vec<usize>>,
         nodes: u64,
+        work: &'a mut super::Work,
     }
     fn go(c: &mut Ctx, i: usize, w: u128) -> Result<(), ProofError> {
         c.nodes += 1;
+        c.work
+            .charge(1, "enumerating the matchings of the support")?;
         if c.nodes > MAX_NODES {
             return Err(ProofError::TooLarge(format!(
                 "enumerating the matchings of the support needs more than {MAX_NODES} nodes"
@@ -125,13 +129,19 @@ pub fn tight_matchings(
         cur: Vec::new(),
         found: Vec::new(),
         nodes: 0,
+        work,
     };
     go(&mut c, 0, 0)?;
     Ok(c.found)
 }
 
 /// Checks a dual proof that `inst` has no schedule of `ticks` ticks.
-pub fn check(inst: &Instance, ticks: u64, p: &DualProof) -> Result<Vec<String>, ProofError> {
+pub fn check(
+    inst: &Instance,
+    ticks: u64,
+    p: &DualProof,
+    work: &mut super::Work,
+) -> Result<Vec<String>, ProofError> {
     let edges = support(inst)?;
     if edges.len() > MAX_SUPPORT_EDGES {
         return Err(ProofError::TooLarge(format!(
@@ -173,7 +183,7 @@ pub fn check(inst: &Instance, ticks: u64, p: &DualProof) -> Result<Vec<String>, 
         .checked_mul(p.denominator as u128)
         .ok_or(ProofError::Overflow("dual value"))?;
     let mut out = Vec::new();
-    let tight = tight_matchings(&edges, &num, p.denominator, inst.slots as usize)?;
+    let tight = tight_matchings(&edges, &num, p.denominator, inst.slots as usize, work)?;
     out.push(format!(
         "dual feasible: every matching of the {}-pair support weighs at most 1 (enumerated)",
         edges.len()

@@ -73,8 +73,46 @@ pub enum ProofError {
     Invalid(String),
     #[error("refused: {0}")]
     TooLarge(String),
+    #[error("proof too large for the verify budget: {what} needs more than {budget} work units; raise it with --max-proof-work")]
+    OverBudget { what: String, budget: u64 },
     #[error("refused: arithmetic overflow in {0}")]
     Overflow(&'static str),
+}
+
+/// Default verify budget, in work units (see [`Work`]): at most about a
+/// second and 100 MB; every proof tickopt writes fits in it (the solver
+/// self-checks under the same budget before it claims a proof).
+pub const DEFAULT_MAX_PROOF_WORK: u64 = 100_000_000;
+
+/// The work a proof check may do, counted as it goes: a unit is a clause
+/// visit or a literal touched by the DRAT checker, or a
+/// node of the matching enumeration; priced before anything is built,
+/// [`drat::DRAT_BYTE_WORK`] per byte of DRAT text and
+/// [`drat::LITERAL_WORK`] per literal of the CNF. Work is bounded
+/// by the budget, so time and memory are bounded by the input and the
+/// budget, never by what a claim asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Work {
+    pub used: u64,
+    pub budget: u64,
+}
+
+impl Work {
+    pub fn new(budget: u64) -> Work {
+        Work { used: 0, budget }
+    }
+
+    /// Charges `units` for `what`; refuses when the budget is exceeded.
+    pub fn charge(&mut self, units: u64, what: &str) -> Result<(), ProofError> {
+        self.used = self.used.saturating_add(units);
+        if self.used > self.budget {
+            return Err(ProofError::OverBudget {
+                what: what.to_string(),
+                budget: self.budget,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What a successful check established, for `verify` to print.
@@ -142,8 +180,15 @@ pub fn support(inst: &Instance) -> Result<Vec<SupportEdge>, ProofError> {
 }
 
 /// Checks that `proof` refutes `ticks` ticks for `inst`, re-deriving
-/// everything from the instance. `Ok` only when every step was checked.
-pub fn check_proof(inst: &Instance, ticks: u64, proof: &Proof) -> Result<ProofCheck, ProofError> {
+/// everything from the instance, within `budget` work units ([`Work`]).
+/// `Ok` only when every step was checked.
+pub fn check_proof(
+    inst: &Instance,
+    ticks: u64,
+    proof: &Proof,
+    budget: u64,
+) -> Result<ProofCheck, ProofError> {
+    let mut work = Work::new(budget);
     if inst.model != Model::Strict1 {
         return Err(ProofError::WrongModel);
     }
@@ -166,8 +211,8 @@ pub fn check_proof(inst: &Instance, ticks: u64, proof: &Proof) -> Result<ProofCh
         ticks
     )];
     match &proof.body {
-        ProofBody::Drat(p) => steps.extend(drat::check(inst, ticks, p)?),
-        ProofBody::Dual(p) => steps.extend(dual::check(inst, ticks, p)?),
+        ProofBody::Drat(p) => steps.extend(drat::check(inst, ticks, p, &mut work)?),
+        ProofBody::Dual(p) => steps.extend(dual::check(inst, ticks, p, &mut work)?),
     }
     Ok(ProofCheck {
         kind: proof.body.kind(),

@@ -102,24 +102,154 @@ fn io_err(path: &Path, e: std::io::Error) -> InputError {
     InputError::new(format!("cannot read: {e}")).in_file(path.display().to_string())
 }
 
-/// Reads a schedule file: compact files whole, expanded ones only sniffed
-/// (their first 4 KiB; they are streamed later).
+/// Reads a schedule file: compact files whole; expanded ones are only
+/// recognised here (and streamed later). The format is decided by
+/// structure alone ([`json_shape`]), never by a string inside the file.
 pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
-    let head = head(path)?;
-    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-        // The compact tag sits in the first fields a compact file has.
-        let first = &head[..head.len().min(512)];
-        if first
-            .windows(super::writers::COMPACT_FORMAT_TAG.len())
-            .any(|w| w == super::writers::COMPACT_FORMAT_TAG.as_bytes())
-        {
+    let name = || path.display().to_string();
+    if sniff(path)? != Some(b'{') {
+        return Ok(ScheduleInput::Expanded); // CSV
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
+    skip_bom(&mut reader).map_err(|e| io_err(path, e))?;
+    let shape = json_shape(reader).map_err(|e| e.in_file(name()))?;
+    match shape.format().map_err(|e| e.in_file(name()))? {
+        JsonFormat::Expanded => Ok(ScheduleInput::Expanded),
+        JsonFormat::Compact => {
             let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
-            return parse_compact(&bytes)
+            parse_compact(&bytes)
                 .map(ScheduleInput::Compact)
-                .map_err(|e| e.in_file(path.display().to_string()));
+                .map_err(|e| e.in_file(name()))
         }
     }
-    Ok(ScheduleInput::Expanded)
+}
+
+/// The two JSON schedule formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonFormat {
+    /// copyspace-guard's `{"version", "model", "ticks": [...]}`.
+    Expanded,
+    /// tickopt's `{"format": "tickopt-compact-v1", "model", "rounds"}`.
+    Compact,
+}
+
+/// The top level of a JSON schedule: its keys (in file order), whether
+/// `format` is the compact tag, and whether `ticks` is an array.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonShape {
+    pub keys: Vec<String>,
+    pub compact_tag: bool,
+    pub ticks_array: bool,
+}
+
+impl JsonShape {
+    /// Compact iff `"format": "tickopt-compact-v1"` and `rounds`; expanded
+    /// iff `ticks` is an array; both or neither is refused, naming the
+    /// keys found. Other keys (notes, metadata) do not matter.
+    pub fn format(&self) -> Result<JsonFormat, InputError> {
+        let compact = self.compact_tag && self.keys.iter().any(|k| k == "rounds");
+        match (compact, self.ticks_array) {
+            (true, false) => Ok(JsonFormat::Compact),
+            (false, true) => Ok(JsonFormat::Expanded),
+            (both, _) => {
+                let keys = if self.keys.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.keys.join(", ")
+                };
+                let why = if both {
+                    "it is both a compact schedule (\"format\": \"tickopt-compact-v1\" with \"rounds\") and an expanded one (\"ticks\" array)"
+                } else {
+                    "it is neither an expanded schedule (a \"ticks\" array) nor a compact one (\"format\": \"tickopt-compact-v1\" with \"rounds\")"
+                };
+                Err(InputError::new(format!(
+                    "not a schedule: {why}; top-level keys found: {keys}"
+                )))
+            }
+        }
+    }
+}
+
+/// Reads the top level of a JSON document (values skipped, duplicate keys
+/// refused at any depth) into a [`JsonShape`].
+pub fn json_shape(reader: impl Read) -> Result<JsonShape, InputError> {
+    struct ShapeVisitor;
+    impl<'de> Visitor<'de> for ShapeVisitor {
+        type Value = JsonShape;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a schedule JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsonShape, A::Error> {
+            let mut shape = JsonShape::default();
+            while let Some(key) = map.next_key::<String>()? {
+                if shape.keys.contains(&key) {
+                    return Err(duplicate_key(&key));
+                }
+                match key.as_str() {
+                    "format" => {
+                        let v = map.next_value::<StrictValue>()?.0;
+                        shape.compact_tag = v.as_str() == Some(super::writers::COMPACT_FORMAT_TAG);
+                    }
+                    "ticks" => shape.ticks_array = map.next_value::<IsArray>()?.0,
+                    _ => {
+                        map.next_value::<StrictIgnore>()?;
+                    }
+                }
+                shape.keys.push(key);
+            }
+            Ok(shape)
+        }
+    }
+    /// Whether a value is an array (its elements skipped strictly).
+    struct IsArray(bool);
+    impl<'de> serde::Deserialize<'de> for IsArray {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = IsArray;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IsArray, A::Error> {
+                    while seq.next_element::<StrictIgnore>()?.is_some() {}
+                    Ok(IsArray(true))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IsArray, A::Error> {
+                    <StrictIgnore as serde::Deserialize>::deserialize(
+                        serde::de::value::MapAccessDeserializer::new(map),
+                    )?;
+                    Ok(IsArray(false))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+                fn visit_unit<E>(self) -> Result<IsArray, E> {
+                    Ok(IsArray(false))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let shape = de
+        .deserialize_map(ShapeVisitor)
+        .map_err(|e| json_error(&e, "invalid schedule JSON"))?;
+    de.end().map_err(|e| {
+        InputError::new(format!("trailing data after schedule JSON: {e}")).at_line(e.line() as u64)
+    })?;
+    Ok(shape)
 }
 
 /// Parses compact schedule JSON.

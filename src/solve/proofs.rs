@@ -17,7 +17,9 @@ use crate::instance::{Instance, Model};
 use crate::proof::cnf::{colourable_cnf, Cnf};
 use crate::proof::drat::DratProof;
 use crate::proof::dual::{tight_matchings, DualProof, EdgeWeight, MAX_SUPPORT_EDGES};
-use crate::proof::{check_proof, instance_sha256, support, Proof, ProofBody};
+use crate::proof::{
+    check_proof, instance_sha256, support, Proof, ProofBody, Work, DEFAULT_MAX_PROOF_WORK,
+};
 
 /// Largest CNF (variables = chunks x T) handed to the SAT solver: varisat
 /// has no time limit, and the refutations that matter (snarks, small
@@ -37,7 +39,9 @@ pub fn find_proof(inst: &Instance, ticks: u64) -> Option<Proof> {
             refutes_ticks: ticks,
             body,
         };
-        check_proof(inst, ticks, &proof).ok().map(|_| proof)
+        check_proof(inst, ticks, &proof, DEFAULT_MAX_PROOF_WORK)
+            .ok()
+            .map(|_| proof)
     })
 }
 
@@ -60,7 +64,14 @@ fn dual_proof(inst: &Instance, ticks: u64) -> Option<ProofBody> {
         .iter()
         .map(|e| u64::from(full(e.a)) + u64::from(full(e.b)))
         .collect();
-    let tight = tight_matchings(&edges, &num, k, inst.slots as usize).ok()?;
+    let tight = tight_matchings(
+        &edges,
+        &num,
+        k,
+        inst.slots as usize,
+        &mut Work::new(DEFAULT_MAX_PROOF_WORK),
+    )
+    .ok()?;
     let mut lists: Vec<Vec<[u32; 2]>> = tight
         .iter()
         .map(|m| m.iter().map(|&i| [edges[i].a, edges[i].b]).collect())

@@ -1,0 +1,79 @@
+//! Where the model of a CSV instance comes from when `--model` is not
+//! given: the schedules and summary the command checks.
+//!
+//! A demands CSV has no model of its own, so `verify`, `validate` and
+//! `audit` would otherwise check a READ1_WRITE1 schedule against STRICT1
+//! and report a confusing mismatch. The files that state a model decide
+//! instead, and stderr says which: an instance JSON keeps its own model,
+//! `--model` always wins, files that disagree are refused (the user must
+//! say which model is meant), and with no file stating one STRICT1 stays
+//! the default.
+
+use crate::instance::{Model, Overrides};
+use crate::schedule::readers::stream_schedule_file;
+use crate::schedule::{read_schedule_file, ScheduleInput};
+use std::io::Read;
+use std::path::Path;
+
+/// The model a schedule file states (compact and JSON schedules do; a CSV
+/// schedule does not). An expanded JSON is streamed once to find it.
+pub fn schedule_model(path: &Path) -> anyhow::Result<Option<Model>> {
+    Ok(match read_schedule_file(path)? {
+        ScheduleInput::Compact(c) => Some(c.model),
+        ScheduleInput::Expanded => stream_schedule_file(path, &mut |_| {})?,
+    })
+}
+
+/// The model a summary JSON states, if it is one of ours.
+pub fn summary_model(text: &str) -> Option<Model> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("model")?.as_str()?.parse().ok()
+}
+
+/// Whether the instance file is a demands CSV (not an instance JSON).
+fn is_csv(input: &Path) -> anyhow::Result<bool> {
+    let mut head = Vec::with_capacity(512);
+    std::fs::File::open(input)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", input.display()))?
+        .take(512)
+        .read_to_end(&mut head)?;
+    let first = head
+        .iter()
+        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+    Ok(first != Some(&b'{'))
+}
+
+/// Sets `overrides.model` from the files that state one (`stated`: file
+/// name and its model, `None` where it states none) when `input` is a CSV
+/// and `--model` was not given. Files that disagree are an error.
+pub fn model_from_files(
+    input: &Path,
+    overrides: &mut Overrides,
+    stated: &[(String, Option<Model>)],
+) -> anyhow::Result<()> {
+    if overrides.model.is_some() || !is_csv(input)? {
+        return Ok(());
+    }
+    let named: Vec<(&String, Model)> = stated
+        .iter()
+        .filter_map(|(f, m)| m.map(|m| (f, m)))
+        .collect();
+    let Some(&(first_file, model)) = named.first() else {
+        return Ok(());
+    };
+    if let Some((other_file, other)) = named.iter().find(|(_, m)| *m != model) {
+        anyhow::bail!(
+            "{first_file} says model {model} but {other_file} says {other}; \
+             {} is a CSV without a model: pass --model to say which is meant",
+            input.display()
+        );
+    }
+    let from: Vec<&str> = named.iter().map(|(f, _)| f.as_str()).collect();
+    eprintln!(
+        "tickopt: model {model} from {} ({} is a CSV without a model; --model overrides)",
+        from.join(" and "),
+        input.display()
+    );
+    overrides.model = Some(model);
+    Ok(())
+}

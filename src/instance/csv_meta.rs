@@ -1,0 +1,79 @@
+//! What a demands CSV records about itself in `#` comment lines.
+//!
+//! A demands CSV has no place for the bandwidth its sizes were made for, so
+//! `tickopt gen` writes it as a comment line `# copy_bw_bits_per_tick=N`
+//! before the header (doc/formats.md). Readers use it when no `--bw` is
+//! given, so a generated file solves as it was generated instead of asking
+//! the user to repeat a number the file already holds. Only the comment
+//! lines before the first header or data row are read: the scan stops
+//! there, so a large CSV costs nothing extra.
+
+use super::csv_input::parse_uint;
+use super::InputError;
+
+/// The key of the bandwidth comment line (`# copy_bw_bits_per_tick=N`).
+pub const BW_COMMENT_KEY: &str = "copy_bw_bits_per_tick";
+
+/// The bandwidth a CSV's leading comment lines record, with its 1-based
+/// line number; `None` when there is no such line. A line naming the key
+/// with a value that is not an integer >= 1 is an error, not ignored.
+pub fn recorded_bw(bytes: &[u8]) -> Result<Option<(u64, u64)>, InputError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = (i + 1) as u64;
+        let text = String::from_utf8_lossy(raw);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let Some(comment) = text.strip_prefix('#') else {
+            return Ok(None);
+        };
+        let Some(rest) = comment.trim().strip_prefix(BW_COMMENT_KEY) else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let bw = parse_uint(value.trim(), BW_COMMENT_KEY, line)?;
+        if bw == 0 {
+            return Err(InputError::field(
+                BW_COMMENT_KEY,
+                "is 0: a transfer must move at least 1 bit per tick",
+            )
+            .at_line(line));
+        }
+        return Ok(Some((bw, line)));
+    }
+    Ok(None)
+}
+
+/// The comment line recording `bw` (without the newline).
+pub fn bw_comment(bw: u64) -> String {
+    format!("# {BW_COMMENT_KEY}={bw}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_leading_comment_only() {
+        let csv = b"# tickopt gen ring n=4\n# copy_bw_bits_per_tick=2048\nsrc_slot,dst_slot,bits_total\n0,1,5\n";
+        assert_eq!(recorded_bw(csv).unwrap(), Some((2048, 2)));
+        let late = b"src_slot,dst_slot,bits_total\n# copy_bw_bits_per_tick=2048\n0,1,5\n";
+        assert_eq!(recorded_bw(late).unwrap(), None);
+        assert_eq!(recorded_bw(b"0,1,5\n").unwrap(), None);
+        assert_eq!(recorded_bw(bw_comment(7).as_bytes()).unwrap(), Some((7, 1)));
+    }
+
+    #[test]
+    fn a_bad_value_is_an_error_with_its_line() {
+        for bad in ["# copy_bw_bits_per_tick=0", "# copy_bw_bits_per_tick=x"] {
+            let e = recorded_bw(format!("\n{bad}\n0,1,5\n").as_bytes()).unwrap_err();
+            let s = e.to_string();
+            assert!(s.contains("line 2") && s.contains(BW_COMMENT_KEY), "{s}");
+            assert!(!s.contains(">= 0"), "{s}");
+        }
+    }
+}
