@@ -23,7 +23,7 @@ use tickopt::schedule::Expansion;
 use tickopt::solve::portfolio::bounds_settled_until;
 use tickopt::solve::Solution;
 use tickopt::validate::{validate_expanded, RawChunk, TickValidator};
-use tickopt::verify::{verify_claim, Claim};
+use tickopt::verify::{verify_claim, Claim, VerifyOptions};
 use tickopt::{solve_instance, SolveRequest, SolverChoice};
 
 /// One demand as Python gives it: `(src, dst, bits, bw or None)`, integers
@@ -228,15 +228,12 @@ impl NativeSolution {
     fn verify(&self, py: Python<'_>) -> PyResult<bool> {
         detached(py, || {
             let report = validate_expanded(&self.inst, &self.sol.schedule);
-            let claim = Claim {
-                model: self.inst.model.as_str().to_string(),
-                ticks: self.sol.ticks,
-                lower_bound: self.sol.lower_bound.ticks,
-                status: self.sol.status,
-                witness: self.sol.lower_bound.witness.clone(),
-                proof: self.sol.proof.clone(),
-            };
-            Ok(report.passed() && verify_claim(&self.inst, &report, &claim).holds)
+            // The claim as `tickopt verify` reads it: from the summary JSON.
+            let summary = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
+            let value = serde_json::to_value(&summary).map_err(value_error)?;
+            let claim = Claim::from_value(value).map_err(value_error)?;
+            let opts = VerifyOptions::default();
+            Ok(report.passed() && verify_claim(&self.inst, &report, &claim, &opts).holds)
         })
     }
 
