@@ -158,6 +158,17 @@ def scenario_remote_copy_mismatch(rank, world):
         raise AssertionError("a size mismatch was accepted")
 
 
+def scenario_bad_shape_raises_everywhere(rank, world):
+    inp = torch.zeros(world * 2 + (1 if rank == 0 else 0), 3)
+    out = torch.zeros(world * 2, 3)
+    try:
+        tt.all_to_all_single(out, inp, [2] * world, [2] * world)
+    except ValueError as e:
+        assert "rank 0: input has" in str(e) or "ranks [0]" in str(e), str(e)
+    else:
+        raise AssertionError("a wrong input shape on rank 0 was not refused")
+
+
 def scenarios(rank, world):
     yield "a2a_skewed_1d_strict1", lambda: scenario_a2a(rank, world, 1, (), torch.float32, "STRICT1", None)
     yield "a2a_skewed_2d_chunks", lambda: scenario_a2a(rank, world, 2, (3,), torch.float32, "STRICT1", 20)
@@ -165,6 +176,7 @@ def scenarios(rank, world):
     yield "a2a_skewed_3d_int8", lambda: scenario_a2a(rank, world, 4, (2, 3), torch.int8, "STRICT1", 16)
     yield "a2a_even", lambda: scenario_even(rank, world)
     yield "plan_reuse_and_determinism", lambda: scenario_plan_reuse_and_determinism(rank, world)
+    yield "bad_shape_raises_everywhere", lambda: scenario_bad_shape_raises_everywhere(rank, world)
     yield "split_mismatch", lambda: scenario_split_mismatch(rank, world)
     yield "remote_copy", lambda: scenario_remote_copy(rank, world)
     yield "remote_copy_mismatch", lambda: scenario_remote_copy_mismatch(rank, world)

@@ -127,7 +127,12 @@ class Plan:
             )
 
     def run(self, output: "torch.Tensor", input: "torch.Tensor") -> "torch.Tensor":
-        """Runs the plan: `output` receives what ``all_to_all_single`` would put there."""
+        """Runs the plan: `output` receives what ``all_to_all_single`` would put there.
+
+        Shapes are checked against the plan before any communication; a
+        rank whose check fails raises at once and the others wait for it
+        until the process group's timeout (give every rank the shapes it planned).
+        """
         self._check("input", input, self.input_split_sizes)
         self._check("output", output, self.output_split_sizes)
         if output.dtype != input.dtype:
@@ -168,6 +173,7 @@ def plan_all_to_all(
     chunk_bytes: Optional[int] = None,
     row_bytes: int = 1,
     device: Any = None,
+    _error: Optional[str] = None,
 ) -> Plan:
     """Plans an all-to-all (collective: every rank of `group` calls it).
 
@@ -186,6 +192,8 @@ def plan_all_to_all(
         bad = f"rank {rank}: split sizes need {world} entries"
     elif any(x < 0 for x in ins + (outs or [])):
         bad = f"rank {rank}: split sizes must be >= 0"
+    if bad is None and _error is not None:
+        bad = f"rank {rank}: {_error}"
     if bad is not None:
         ins, outs = [0] * world, [0] * world
     mine = torch.tensor(
@@ -198,7 +206,7 @@ def plan_all_to_all(
     table = [g.cpu().tolist() for g in gathered]
     if any(t[-1] for t in table):
         ranks = [r for r, t in enumerate(table) if t[-1]]
-        raise ValueError(bad or f"ranks {ranks} gave split sizes that are not {world} integers >= 0")
+        raise ValueError(bad or f"ranks {ranks} refused the all-to-all (their error says why)")
     rows = [t[:world] for t in table]
     for r, t in enumerate(table):
         if t[2 * world] != row_bytes:
@@ -232,10 +240,27 @@ def all_to_all_single(
     """``torch.distributed.all_to_all_single``, executed as tickopt's ticks
     (plans, then runs once; use :func:`plan_all_to_all` to run many times)."""
     world, _ = _group_size_rank(group)
-    if input_split_sizes is None:
-        input_split_sizes = _even_splits(input.shape[0], world, "input")
-    if output_split_sizes is None:
-        output_split_sizes = _even_splits(output.shape[0], world, "output")
+    # A local mistake travels with the splits, so every rank raises (none
+    # waits in a tick for a rank that gave up).
+    error = None
+    try:
+        if input.dim() == 0 or output.dim() == 0:
+            raise ValueError("input and output need at least one dimension")
+        if input_split_sizes is None:
+            input_split_sizes = _even_splits(input.shape[0], world, "input")
+        if output_split_sizes is None:
+            output_split_sizes = _even_splits(output.shape[0], world, "output")
+        for name, t, splits in (("input", input, input_split_sizes), ("output", output, output_split_sizes)):
+            if len(splits) == world and t.shape[0] != sum(int(x) for x in splits):
+                raise ValueError(f"{name} has {t.shape[0]} rows but its splits sum to {sum(splits)}")
+        if output.dtype != input.dtype or _row_bytes(output) != _row_bytes(input):
+            raise ValueError(
+                f"output ({output.dtype}, rows of {_row_bytes(output)} bytes) does not match "
+                f"input ({input.dtype}, rows of {_row_bytes(input)} bytes)"
+            )
+    except ValueError as e:
+        error = str(e)
+        input_split_sizes = output_split_sizes = [0] * world
     plan = plan_all_to_all(
         input_split_sizes,
         output_split_sizes,
@@ -244,6 +269,7 @@ def all_to_all_single(
         chunk_bytes=chunk_bytes,
         row_bytes=_row_bytes(input),
         device=input.device if input.device.type != "cpu" else None,
+        _error=error,
     )
     return plan.run(output, input)
 
