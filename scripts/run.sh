@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== building tickopt (release; the first build compiles HiGHS, a few minutes)" >&2
 cargo build --release --locked
+# The Python package into the project venv (outside the clone; see the script).
+scripts/python_setup.sh >/dev/null
 sets=("$@")
 [ ${#sets[@]} -gt 0 ] || sets=(instances/demo)
 out=out/$(basename "${sets[0]}")

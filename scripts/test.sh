@@ -17,4 +17,8 @@ cargo test --release --locked --features cuda --test exec_cuda --test replay_cli
 
 echo "== interop with copyspace-guard" >&2
 scripts/interop.sh
+
+echo "== Python package (tickopt, tickopt.torch; multi-process gloo tests)" >&2
+venv_bin=$(scripts/python_setup.sh)
+"$venv_bin/pytest" -q python/tests
 echo "== all tests passed" >&2

@@ -28,7 +28,7 @@ mod plugin_cmd;
 mod progress;
 mod replay_cmd;
 mod solve_cmd;
-mod summary;
+pub mod summary;
 mod validate_cmd;
 mod verify_cmd;
 

@@ -1,0 +1,361 @@
+//! `tickopt._tickopt`: the compiled half of the Python package.
+//!
+//! A thin layer over the tickopt library: it turns Python values into an
+//! [`Instance`], runs the same engine as `tickopt solve`
+//! ([`tickopt::solve_instance`]), and hands results back as plain Python
+//! values (JSON text where the library already has a serde form, which
+//! `tickopt/__init__.py` decodes). The GIL is released while the engine
+//! runs; every library error becomes a Python exception (`ValueError` for
+//! bad input, with the CLI's message) and a panic becomes a `RuntimeError`,
+//! never a crash of the interpreter.
+
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tickopt::cli::summary::Summary;
+use tickopt::graph::DemandGraph;
+use tickopt::instance::{Demand, InputError, Instance, Limits, Model, Ports};
+use tickopt::lower::p2p::{lower_rank, Layout};
+use tickopt::schedule::writers::{write_schedule_file, Format, WriteError};
+use tickopt::schedule::Expansion;
+use tickopt::solve::portfolio::bounds_settled_until;
+use tickopt::solve::Solution;
+use tickopt::validate::{validate_expanded, RawChunk, TickValidator};
+use tickopt::verify::{verify_claim, Claim, VerifyOptions};
+use tickopt::{solve_instance, SolveRequest, SolverChoice};
+
+/// One demand as Python gives it: `(src, dst, bits, bw or None)`, integers
+/// of any size (range checks are ours, with the library's messages).
+type PyDemand = (i128, i128, i128, Option<i128>);
+
+/// One rank's program: per tick, `(op, peer, byte_offset, nbytes)`.
+type P2pProgram = Vec<Vec<(&'static str, u32, u64, u64)>>;
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Runs `f` without the GIL; a panic comes back as a `RuntimeError`.
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(PyRuntimeError::new_err(format!(
+                "internal error in tickopt: {what}; please report this with the input"
+            )))
+        })
+}
+
+/// A non-negative integer that fits `T`, or the field's error.
+fn to_uint<T: TryFrom<i128>>(v: i128, field: &str, what: &str) -> Result<T, InputError> {
+    T::try_from(v).map_err(|_| {
+        InputError::field(
+            field,
+            format!("{what} must be a non-negative integer that fits, got {v}"),
+        )
+    })
+}
+
+/// Builds the instance the CLI would build from the same demands (duplicate
+/// pairs merged, sorted; `slots` defaults to the largest slot + 1 as for a
+/// demands CSV).
+fn build_instance(
+    demands: &[PyDemand],
+    bw: i128,
+    model: &str,
+    slots: Option<i128>,
+    ports: Option<i128>,
+) -> Result<Instance, InputError> {
+    let model: Model = model
+        .parse()
+        .map_err(|e: tickopt::instance::UnknownModel| InputError::field("model", e.to_string()))?;
+    if bw <= 0 {
+        return Err(InputError::field(
+            "copy_bw_bits_per_tick",
+            "bandwidth per tick must be > 0",
+        ));
+    }
+    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw")?;
+    let mut raw = Vec::with_capacity(demands.len());
+    let mut max_slot: i128 = -1;
+    for (i, &(src, dst, bits, dbw)) in demands.iter().enumerate() {
+        if bits <= 0 {
+            return Err(InputError::field(
+                &format!("demands[{i}].bits_total"),
+                format!("bits_total must be > 0 for {src}->{dst}, got {bits}"),
+            ));
+        }
+        let field = format!("demands[{i}]");
+        let src: u32 = to_uint(src, &field, "src_slot")?;
+        let dst: u32 = to_uint(dst, &field, "dst_slot")?;
+        let bits: u64 = to_uint(bits, &format!("demands[{i}].bits_total"), "bits_total")?;
+        let dbw: Option<u64> = match dbw {
+            Some(b) if b <= 0 => {
+                return Err(InputError::field(
+                    &format!("demands[{i}].copy_bw_bits_per_tick"),
+                    format!("bandwidth per tick must be > 0 for {src}->{dst}"),
+                ))
+            }
+            Some(b) => Some(to_uint(
+                b,
+                &format!("demands[{i}].copy_bw_bits_per_tick"),
+                "bw",
+            )?),
+            None => None,
+        };
+        max_slot = max_slot.max(src.max(dst) as i128);
+        raw.push((Demand { src, dst, bits }, dbw));
+    }
+    let slots: u32 = match slots {
+        Some(s) => to_uint(s, "slots", "slots")?,
+        None => to_uint(max_slot + 1, "slots", "slots")?,
+    };
+    let ports = match ports {
+        None => Ports::default(),
+        Some(p) => Ports::Uniform(to_uint(p, "ports", "ports")?),
+    };
+    Instance::new_multiport(model, slots, bw, raw, ports, &Limits::default())
+}
+
+fn solver_choice(solver: &str) -> PyResult<SolverChoice> {
+    solver.parse().map_err(value_error)
+}
+
+fn time_limit(seconds: Option<f64>) -> PyResult<Option<Duration>> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(PyValueError::new_err(format!(
+            "time_limit must be a positive number of seconds, got {s}"
+        ))),
+    }
+}
+
+/// A solved instance: the library's [`Solution`] with its instance.
+#[pyclass(frozen, module = "tickopt._tickopt")]
+struct NativeSolution {
+    inst: Instance,
+    sol: Solution,
+}
+
+#[pymethods]
+impl NativeSolution {
+    #[getter]
+    fn ticks(&self) -> u64 {
+        self.sol.ticks
+    }
+
+    #[getter]
+    fn lower_bound(&self) -> u64 {
+        self.sol.lower_bound.ticks
+    }
+
+    #[getter]
+    fn status(&self) -> &'static str {
+        self.sol.status.as_str()
+    }
+
+    #[getter]
+    fn slots(&self) -> u32 {
+        self.inst.slots
+    }
+
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.inst.model.as_str()
+    }
+
+    /// The witness of the lower bound, as JSON text.
+    fn witness_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.sol.lower_bound.witness).map_err(value_error)
+    }
+
+    /// The `--summary` JSON of `tickopt solve` (no `instance` field: there is no file).
+    fn summary_json(&self) -> PyResult<String> {
+        let summary = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
+        serde_json::to_string_pretty(&summary).map_err(value_error)
+    }
+
+    /// The merged demands the instance holds, `(src, dst, bits)` sorted by pair.
+    fn demands(&self) -> Vec<(u32, u32, u64)> {
+        self.inst
+            .demands()
+            .iter()
+            .map(|d| (d.src, d.dst, d.bits))
+            .collect()
+    }
+
+    /// Every tick's chunks `(src, dst, len_bits)`.
+    fn schedule(&self, py: Python<'_>) -> PyResult<Vec<Vec<(u32, u32, u64)>>> {
+        detached(py, || {
+            let mut ticks = Vec::new();
+            let mut e = Expansion::new(&self.inst, &self.sol.schedule);
+            while let Some(tick) = e.next_tick() {
+                ticks.push(
+                    tick.iter()
+                        .map(|c| (c.src_slot, c.dst_slot, c.len_bits))
+                        .collect(),
+                );
+            }
+            Ok(ticks)
+        })
+    }
+
+    /// Writes the schedule as `tickopt solve --out PATH --format FORMAT` does.
+    fn write(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
+        let format: Format = format.parse().map_err(PyValueError::new_err)?;
+        detached(py, || {
+            write_schedule_file(&self.inst, &self.sol.schedule, format, &path).map_err(
+                |e| match e {
+                    // Where the file cannot go (no directory, no permission, I/O).
+                    WriteError::Io { .. } | WriteError::Output(_) => {
+                        PyOSError::new_err(e.to_string())
+                    }
+                    WriteError::Invalid(_) => PyRuntimeError::new_err(e.to_string()),
+                    WriteError::TooLarge { .. } => value_error(e),
+                },
+            )
+        })
+    }
+
+    /// The checks of `tickopt verify` on this schedule and claim.
+    fn verify(&self, py: Python<'_>) -> PyResult<bool> {
+        detached(py, || {
+            let report = validate_expanded(&self.inst, &self.sol.schedule);
+            // The claim as `tickopt verify` reads it: from the summary JSON.
+            let summary = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
+            let value = serde_json::to_value(&summary).map_err(value_error)?;
+            let claim = Claim::from_value(value).map_err(value_error)?;
+            let opts = VerifyOptions::default();
+            Ok(report.passed() && verify_claim(&self.inst, &report, &claim, &opts).holds)
+        })
+    }
+
+    /// Rank `rank`'s operations per tick, lowered by `tickopt::lower::p2p`:
+    /// `(op, peer, byte_offset, nbytes)`.
+    fn p2p(&self, py: Python<'_>, rank: i128) -> PyResult<P2pProgram> {
+        let rank: u32 = to_uint(rank, "rank", "rank").map_err(value_error)?;
+        detached(py, || {
+            let layout = Layout::new(&self.inst).map_err(value_error)?;
+            let program =
+                lower_rank(&self.inst, &self.sol.schedule, &layout, rank).map_err(value_error)?;
+            Ok(program
+                .into_iter()
+                .map(|tick| {
+                    tick.into_iter()
+                        .map(|o| (o.op.as_str(), o.peer, o.offset, o.bytes))
+                        .collect()
+                })
+                .collect())
+        })
+    }
+
+    /// Sizes in bytes of rank `rank`'s send and receive buffers (p2p layout).
+    fn buffer_bytes(&self, rank: i128) -> PyResult<(u64, u64)> {
+        let rank: u32 = to_uint(rank, "rank", "rank").map_err(value_error)?;
+        if rank >= self.inst.slots {
+            return Err(PyValueError::new_err(format!(
+                "rank {rank} is not a slot of the instance ({} slots)",
+                self.inst.slots
+            )));
+        }
+        let layout = Layout::new(&self.inst).map_err(value_error)?;
+        Ok((
+            layout.send_buffer_bytes(rank),
+            layout.recv_buffer_bytes(rank),
+        ))
+    }
+}
+
+/// `tickopt solve` on demands given as values.
+// The arguments are the Python keyword signature, one for one.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+#[pyo3(signature = (demands, bw, model, slots, ports, time_limit, solver))]
+fn solve(
+    py: Python<'_>,
+    demands: Vec<PyDemand>,
+    bw: i128,
+    model: &str,
+    slots: Option<i128>,
+    ports: Option<i128>,
+    time_limit: Option<f64>,
+    solver: &str,
+) -> PyResult<NativeSolution> {
+    let request = SolveRequest {
+        solver: solver_choice(solver)?,
+        time_limit: self::time_limit(time_limit)?,
+    };
+    let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
+    detached(py, move || {
+        let sol =
+            solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(NativeSolution { inst, sol })
+    })
+}
+
+/// The bounds `tickopt bounds --json` prints, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (demands, bw, model, slots, ports, time_limit))]
+fn bounds(
+    py: Python<'_>,
+    demands: Vec<PyDemand>,
+    bw: i128,
+    model: &str,
+    slots: Option<i128>,
+    ports: Option<i128>,
+    time_limit: Option<f64>,
+) -> PyResult<String> {
+    let limit = self::time_limit(time_limit)?;
+    let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
+    detached(py, move || {
+        let g = DemandGraph::new(&inst);
+        let (b, _) = bounds_settled_until(&inst, &g, limit.map(|l| Instant::now() + l));
+        serde_json::to_string(&b).map_err(value_error)
+    })
+}
+
+/// The validator's errors (JSON text of a list; empty when valid) for a
+/// schedule given as ticks of `(src, dst, len_bits)`.
+#[pyfunction]
+#[pyo3(signature = (demands, schedule, bw, model, slots, ports))]
+fn validate(
+    py: Python<'_>,
+    demands: Vec<PyDemand>,
+    schedule: Vec<Vec<(i128, i128, i128)>>,
+    bw: i128,
+    model: &str,
+    slots: Option<i128>,
+    ports: Option<i128>,
+) -> PyResult<String> {
+    let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
+    detached(py, move || {
+        let mut v = TickValidator::new(&inst);
+        let mut raw = Vec::new();
+        for tick in &schedule {
+            raw.clear();
+            raw.extend(
+                tick.iter()
+                    .map(|&(src, dst, len)| RawChunk::Chunk { src, dst, len }),
+            );
+            v.push_tick(&raw);
+        }
+        serde_json::to_string(&v.finish().errors).map_err(value_error)
+    })
+}
+
+#[pymodule]
+fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<NativeSolution>()?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    Ok(())
+}

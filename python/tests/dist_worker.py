@@ -1,0 +1,200 @@
+"""The rank side of the multi-process tests (test_torch_dist.py).
+
+Each rank runs every scenario in order and records, per scenario, "ok" or
+the failure, in OUTDIR/rank{r}.json; the pytest side asserts on those. All
+ranks run the same scenarios in the same order, so a failing scenario on
+one rank cannot leave the others waiting (every collective is matched), and
+the process group's timeout bounds every wait.
+"""
+
+import datetime
+import hashlib
+import json
+import os
+import traceback
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import tickopt
+import tickopt.torch as tt
+
+TIMEOUT = datetime.timedelta(seconds=60)
+
+
+def skewed_rows(world, seed, scale=6.0):
+    """Log-normal split sizes (rows) with zeros and one hot rank; the same on every rank."""
+    rng = np.random.default_rng(seed)
+    m = np.rint(rng.lognormal(mean=scale / 2, sigma=1.2, size=(world, world))).astype(np.int64)
+    m[rng.random((world, world)) < 0.25] = 0
+    m[1, :] = m[1, :] * 8 + 3
+    return m.tolist()
+
+
+def make_input(rows, rank, trailing, dtype, seed):
+    n = sum(rows[rank])
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    if dtype.is_floating_point:
+        return torch.randn((n, *trailing), generator=g).to(dtype)
+    return torch.randint(-100, 100, (n, *trailing), generator=g).to(dtype)
+
+
+def same_bytes(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(
+        a.contiguous().view(-1).view(torch.uint8), b.contiguous().view(-1).view(torch.uint8))
+
+
+def reference(inp, rows, rank, world):
+    out_rows = [rows[s][rank] for s in range(world)]
+    out = torch.empty((sum(out_rows), *inp.shape[1:]), dtype=inp.dtype)
+    dist.all_to_all_single(out, inp, out_rows, rows[rank])
+    return out, out_rows
+
+
+def scenario_a2a(rank, world, seed, trailing, dtype, model, chunk_bytes):
+    rows = skewed_rows(world, seed)
+    inp = make_input(rows, rank, trailing, dtype, seed)
+    want, out_rows = reference(inp, rows, rank, world)
+    got = torch.full_like(want, 7)
+    tt.all_to_all_single(got, inp, out_rows, rows[rank], model=model, chunk_bytes=chunk_bytes)
+    assert same_bytes(got, want), "all_to_all_single differs from torch's"
+
+
+def scenario_even(rank, world):
+    inp = torch.arange(world * 5 * 2, dtype=torch.int32).reshape(world * 5, 2) + 1000 * rank
+    want = torch.empty_like(inp)
+    dist.all_to_all_single(want, inp)
+    got = torch.zeros_like(inp)
+    tt.all_to_all_single(got, inp)
+    assert same_bytes(got, want), "even splits differ from torch's"
+
+
+def scenario_plan_reuse_and_determinism(rank, world):
+    rows = skewed_rows(world, 11)
+    out_rows = [rows[s][rank] for s in range(world)]
+    plan = tt.plan_all_to_all(rows[rank], out_rows, row_bytes=4 * 3, chunk_bytes=64)
+    digest = hashlib.sha256(json.dumps(plan.solution.schedule).encode()).hexdigest()
+    digests = [None] * world
+    dist.all_gather_object(digests, (digest, plan.solution.ticks), group=None)
+    assert len(set(digests)) == 1, f"ranks planned differently: {digests}"
+    assert plan.solution.verify(), "plan does not verify"
+    assert tickopt.validate(
+        [(s, d, rows[s][d] * 12 * 8) for s in range(world) for d in range(world) if s != d and rows[s][d]],
+        plan.solution.schedule, bw=64 * 8, slots=world) == []
+    for it in range(3):
+        inp = make_input(rows, rank, (3,), torch.float32, 100 + it)
+        want, _ = reference(inp, rows, rank, world)
+        got = torch.empty_like(want)
+        plan.run(got, inp)
+        assert same_bytes(got, want), f"run {it} differs from torch's"
+    bad = torch.empty((sum(rows[rank]) + 1, 3), dtype=torch.float32)
+    try:
+        plan.run(torch.empty_like(want), bad)
+    except ValueError as e:
+        assert "the plan needs" in str(e), str(e)
+    else:
+        raise AssertionError("a wrong input shape was accepted")
+
+
+def scenario_split_mismatch(rank, world):
+    ins = [2] * world
+    outs = [2] * world
+    if rank == 0:
+        outs[1] = 3  # rank 1 sends 2 rows, rank 0 expects 3
+    try:
+        tt.plan_all_to_all(ins, outs)
+    except ValueError as e:
+        assert "expects output splits" in str(e), str(e)
+    else:
+        raise AssertionError("mismatched splits were accepted")
+
+
+def scenario_remote_copy(rank, world):
+    rc = tt.RemoteCopy(chunk_bytes=48)
+    sends, recvs = [], []
+    specs = []  # (src, dst, numel, dtype), the same list on every rank
+    for s in range(world):
+        specs.append((s, (s + 1) % world, 10 + s, torch.float32))
+        specs.append((s, (s + 3) % world, 7 * (s % 3), torch.int16))
+        specs.append((s, (s + 1) % world, 5, torch.float64))
+        specs.append((s, s, 4, torch.int64))
+    for k, (s, d, n, dt) in enumerate(specs):
+        if s == rank:
+            t = (torch.arange(n) + 100 * k).to(dt)
+            rc.add_send(d, t)
+            sends.append(t)
+        if d == rank:
+            u = torch.zeros(n, dtype=dt)
+            rc.add_recv(s, u)
+            recvs.append((k, u))
+    sol = rc.schedule()
+    assert sol.verify()
+    for it in range(2):
+        for t in sends:
+            t.add_(1) if it else None
+        rc.run()
+        for k, u in recvs:
+            s, d, n, dt = specs[k]
+            want = (torch.arange(n) + 100 * k).to(dt) + it
+            assert same_bytes(u, want), f"remote copy {k} ({s}->{d}) wrong in run {it}"
+
+
+def scenario_remote_copy_mismatch(rank, world):
+    rc = tt.RemoteCopy()
+    if rank == 0:
+        rc.add_send(1, torch.zeros(10))
+    if rank == 1:
+        rc.add_recv(0, torch.zeros(12))
+    if rank == 2:
+        rc.add_send(3, torch.zeros(4, dtype=torch.int32))
+    if rank == 3:
+        rc.add_recv(2, torch.zeros(4, dtype=torch.float32))
+    try:
+        rc.schedule()
+    except ValueError as e:
+        assert "send 0 from rank 0 to rank 1 is 40 bytes" in str(e), str(e)
+    else:
+        raise AssertionError("a size mismatch was accepted")
+
+
+def scenario_bad_shape_raises_everywhere(rank, world):
+    inp = torch.zeros(world * 2 + (1 if rank == 0 else 0), 3)
+    out = torch.zeros(world * 2, 3)
+    try:
+        tt.all_to_all_single(out, inp, [2] * world, [2] * world)
+    except ValueError as e:
+        assert "rank 0: input has" in str(e) or "ranks [0]" in str(e), str(e)
+    else:
+        raise AssertionError("a wrong input shape on rank 0 was not refused")
+
+
+def scenarios(rank, world):
+    yield "a2a_skewed_1d_strict1", lambda: scenario_a2a(rank, world, 1, (), torch.float32, "STRICT1", None)
+    yield "a2a_skewed_2d_chunks", lambda: scenario_a2a(rank, world, 2, (3,), torch.float32, "STRICT1", 20)
+    yield "a2a_skewed_2d_r1w1_bf16", lambda: scenario_a2a(rank, world, 3, (5,), torch.bfloat16, "READ1_WRITE1", 7)
+    yield "a2a_skewed_3d_int8", lambda: scenario_a2a(rank, world, 4, (2, 3), torch.int8, "STRICT1", 16)
+    yield "a2a_even", lambda: scenario_even(rank, world)
+    yield "plan_reuse_and_determinism", lambda: scenario_plan_reuse_and_determinism(rank, world)
+    yield "bad_shape_raises_everywhere", lambda: scenario_bad_shape_raises_everywhere(rank, world)
+    yield "split_mismatch", lambda: scenario_split_mismatch(rank, world)
+    yield "remote_copy", lambda: scenario_remote_copy(rank, world)
+    yield "remote_copy_mismatch", lambda: scenario_remote_copy_mismatch(rank, world)
+
+
+def worker(rank, world, port, outdir):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, timeout=TIMEOUT)
+    results = {}
+    try:
+        for name, run in scenarios(rank, world):
+            try:
+                run()
+                results[name] = "ok"
+            except Exception:
+                results[name] = traceback.format_exc()
+            with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
+                json.dump(results, f)
+    finally:
+        dist.destroy_process_group()

@@ -1,0 +1,162 @@
+"""tickopt's Python API: solve, Solution, bounds, validate, bad inputs, and
+byte equality with the `tickopt solve` CLI on the same data."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tickopt
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli_binary() -> Path:
+    path = Path(os.environ.get("TICKOPT_BIN", REPO / "target" / "release" / "tickopt"))
+    assert path.exists(), f"{path} missing: build it with cargo build --release"
+    return path
+
+
+def skewed(n: int, seed: int):
+    """Log-normal demands in bytes (as bits) with zeros and one hot rank."""
+    rng = np.random.default_rng(seed)
+    m = np.rint(rng.lognormal(mean=6.0, sigma=1.5, size=(n, n))).astype(np.int64) * 8
+    m[rng.random((n, n)) < 0.2] = 0
+    m[1, :] *= 6
+    np.fill_diagonal(m, 0)
+    return m
+
+
+def test_small_read1_write1_optimum_and_fields():
+    sol = tickopt.solve([(0, 1, 300), (1, 2, 100)], bw=96, model="READ1_WRITE1")
+    assert (sol.ticks, sol.lower_bound, sol.status) == (4, 4, "optimal")
+    assert sol.witness["kind"] == "degree"
+    assert len(sol.schedule) == sol.ticks
+    assert sum(c[2] for t in sol.schedule for c in t if c[:2] == (0, 1)) == 300
+    assert sol.verify()
+    summary = sol.summary()
+    assert summary["ticks"] == 4 and summary["status"] == "optimal" and summary["slots"] == 3
+
+
+@pytest.mark.parametrize("model", ["STRICT1", "READ1_WRITE1"])
+def test_matrix_and_tuples_agree_and_validate(model):
+    m = skewed(6, seed=1)
+    a = tickopt.solve(m, bw=4096, model=model)
+    tuples = [(i, j, int(m[i, j])) for i in range(6) for j in range(6) if m[i, j]]
+    b = tickopt.solve(tuples, bw=4096, model=model, slots=6)
+    c = tickopt.solve(m.tolist(), bw=4096, model=model)
+    assert a.schedule == b.schedule == c.schedule
+    assert a.ticks >= a.lower_bound
+    assert tickopt.validate(m, a.schedule, bw=4096, model=model) == []
+    assert a.verify()
+
+
+def test_validate_reports_errors():
+    errors = tickopt.validate([(0, 1, 16)], [[(0, 1, 8)]], bw=8)
+    assert [e["kind"] for e in errors] == ["COVERAGE"]
+    conflict = tickopt.validate([(0, 1, 8), (0, 2, 8)], [[(0, 1, 8), (0, 2, 8)]], bw=8)
+    assert conflict[0]["kind"] == "STRICT1" and conflict[0]["tick"] == 0
+
+
+def test_bounds_match_solution():
+    m = skewed(5, seed=2)
+    b = tickopt.bounds(m, bw=2048)
+    sol = tickopt.solve(m, bw=2048)
+    assert b["best"]["ticks"] == sol.lower_bound
+    assert b["model"] == "STRICT1"
+
+
+def test_p2p_follows_the_layout():
+    # 0 -> 1: 3 bytes, 0 -> 2: 2 bytes, 2 -> 1: 5 bytes; chunks of 2 bytes.
+    sol = tickopt.solve([(0, 1, 24), (0, 2, 16), (2, 1, 40)], bw=16, model="READ1_WRITE1")
+    assert sol.buffer_bytes(0) == (5, 0) and sol.buffer_bytes(1) == (0, 8)
+    sends0 = sorted(op for t in sol.p2p(0) for op in t)
+    assert sends0 == [("send", 1, 0, 2), ("send", 1, 2, 1), ("send", 2, 3, 2)]
+    recvs1 = sorted(op for t in sol.p2p(1) for op in t)
+    assert recvs1 == [("recv", 0, 0, 2), ("recv", 0, 2, 1),
+                      ("recv", 2, 3, 2), ("recv", 2, 5, 2), ("recv", 2, 7, 1)]
+    for r in range(3):
+        assert len(sol.p2p(r)) == sol.ticks
+    with pytest.raises(ValueError, match="not a slot"):
+        sol.p2p(3)
+    with pytest.raises(ValueError, match="whole number of bytes"):
+        tickopt.solve([(0, 1, 24)], bw=12).p2p(0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(demands=[(0, 1, -5)], bw=8), "bits_total must be > 0"),
+        (dict(demands=[(0, 1, 0)], bw=8), "bits_total must be > 0"),
+        (dict(demands=[(2, 2, 5)], bw=8), "src_slot equals dst_slot"),
+        (dict(demands=[(0, 1, 5)], bw=0), "bandwidth per tick must be > 0"),
+        (dict(demands=[(0, 3, 5)], bw=8, slots=2), "slot out of bounds"),
+        (dict(demands=[[0, 1], [1]], bw=8), "not square"),
+        (dict(demands=np.zeros((2, 3), dtype=np.int64), bw=8), "not square"),
+        (dict(demands=[[0, -1], [1, 0]], bw=8), r"matrix\[0\]\[1\]"),
+        (dict(demands=[[5, 1], [1, 0]], bw=8), "diagonal"),
+        (dict(demands=[(0, 1, 5)], bw=8, model="BOGUS"), "unknown model"),
+        (dict(demands=[(0, 1, 5)], bw=8, solver="magic"), "unknown solver|expected"),
+        (dict(demands=[(0, 1, 5)], bw=8, time_limit=-1), "time_limit"),
+        (dict(demands=[(0, 1)], bw=8), "expected a"),
+        (dict(demands=[(0, 1, 1.5)], bw=8), "expected an integer"),
+    ],
+)
+def test_bad_input_raises_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        tickopt.solve(**kwargs)
+
+
+def test_write_formats_and_bad_format(tmp_path):
+    sol = tickopt.solve(skewed(4, seed=3), bw=1024)
+    for fmt in ("json", "csv", "compact"):
+        sol.write(tmp_path / f"s.{fmt}", format=fmt)
+        assert (tmp_path / f"s.{fmt}").stat().st_size > 0
+    assert len(json.loads((tmp_path / "s.json").read_text())["ticks"]) == sol.ticks
+    with pytest.raises(ValueError, match="unknown format"):
+        sol.write(tmp_path / "x", format="yaml")
+    with pytest.raises(OSError):
+        sol.write(tmp_path / "no" / "such" / "dir" / "s.json")
+
+
+@pytest.mark.parametrize("model", ["STRICT1", "READ1_WRITE1"])
+@pytest.mark.parametrize("fmt", ["json", "csv", "compact"])
+def test_python_and_cli_schedules_are_byte_identical(tmp_path, model, fmt):
+    m = skewed(8, seed=4)
+    csv = tmp_path / "d.csv"
+    csv.write_text("src_slot,dst_slot,bits_total\n" + "".join(
+        f"{i},{j},{m[i, j]}\n" for i in range(8) for j in range(8) if m[i, j]))
+    cli_out = tmp_path / f"cli.{fmt}"
+    cli_sum = tmp_path / "cli_summary.json"
+    subprocess.run([str(cli_binary()), "solve", str(csv), "--bw", "4096", "--model", model,
+                    "--slots", "8", "--out", str(cli_out), "--format", fmt,
+                    "--summary", str(cli_sum)], check=True, timeout=120, capture_output=True)
+    sol = tickopt.solve(m, bw=4096, model=model)
+    py_out = tmp_path / f"py.{fmt}"
+    sol.write(py_out, format=fmt)
+    assert py_out.read_bytes() == cli_out.read_bytes()
+    cli = json.loads(cli_sum.read_text())
+    py = sol.summary()
+    for key in ("ticks", "lower_bound", "status", "witness", "chunks", "solver", "bounds"):
+        assert py[key] == cli[key], key
+
+
+def test_per_demand_bandwidth_and_ports():
+    # 0 -> 1 moves 16 bits per tick (4 chunks), 1 -> 2 the default 32 (2 chunks).
+    sol = tickopt.solve([(0, 1, 64, 16), (1, 2, 64)], bw=32, model="READ1_WRITE1")
+    lens = sorted({c[2] for t in sol.schedule for c in t if c[:2] == (0, 1)})
+    assert lens == [16] and sol.ticks == 4 and sol.verify()
+    two = tickopt.solve(skewed(6, seed=6), bw=4096, ports=2)
+    one = tickopt.solve(skewed(6, seed=6), bw=4096)
+    assert two.ticks < one.ticks and two.verify()
+    assert tickopt.validate(skewed(6, seed=6), two.schedule, bw=4096, ports=2) == []
+
+
+def test_import_does_not_need_torch():
+    code = "import sys, tickopt; assert 'torch' not in sys.modules; print(tickopt.solve([(0, 1, 8)], bw=8).ticks)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr

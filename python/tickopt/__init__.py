@@ -1,0 +1,237 @@
+"""tickopt: optimal, proven data-transfer schedules, from Python.
+
+The planner you import: :func:`solve` runs the same engine as
+``tickopt solve`` (the Rust library, called directly: no subprocess, no
+temporary files) and returns a :class:`Solution`. ``tickopt.torch`` runs
+the plans with ``torch.distributed`` (imported lazily: this module works
+without torch).
+
+Demands are an iterable of ``(src, dst, bits)`` tuples (a 4-tuple adds a
+per-demand bandwidth in bits per tick), or a square matrix given as nested
+lists or a 2-D array, entry ``[i][j]`` = bits from i to j (diagonal zero,
+zero entries are no demand). Tuples are demands; lists and arrays are
+matrix rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from . import _tickopt
+
+__all__ = ["Solution", "solve", "bounds", "validate", "demands_from", "__version__"]
+__version__: str = _tickopt.__version__
+
+Demand = Tuple[int, int, int, Optional[int]]
+
+
+def _as_int(value: Any, where: str) -> int:
+    """An exact integer (numpy integers included), or ValueError naming `where`."""
+    if isinstance(value, bool):
+        raise ValueError(f"{where}: expected an integer, got {value!r}")
+    try:
+        import operator
+
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{where}: expected an integer, got {value!r}") from None
+
+
+def _is_matrix(demands: Any) -> bool:
+    ndim = getattr(demands, "ndim", None)
+    if ndim is not None:
+        if ndim != 2:
+            raise ValueError(f"demand matrix must be 2-D, got {ndim} dimension(s)")
+        return True
+    return False
+
+
+def demands_from(demands: Any) -> Tuple[List[Demand], Optional[int]]:
+    """Normalises `demands` to ``(src, dst, bits, bw or None)`` tuples and,
+    for a matrix, its size (the number of slots)."""
+    if _is_matrix(demands):
+        rows = demands.tolist()
+    else:
+        rows = list(demands)
+        if not rows or not all(isinstance(r, list) or hasattr(r, "tolist") for r in rows):
+            return [_demand_tuple(d, i) for i, d in enumerate(rows)], None
+        rows = [r.tolist() if hasattr(r, "tolist") else r for r in rows]
+    n = len(rows)
+    out: List[Demand] = []
+    for i, row in enumerate(rows):
+        if len(row) != n:
+            raise ValueError(
+                f"demand matrix is not square: row {i} has {len(row)} entries, expected {n}"
+            )
+        for j, v in enumerate(row):
+            bits = _as_int(v, f"matrix[{i}][{j}]")
+            if bits < 0:
+                raise ValueError(f"matrix[{i}][{j}]: bits must be >= 0, got {bits}")
+            if i == j and bits != 0:
+                raise ValueError(
+                    f"matrix[{i}][{i}]: src_slot equals dst_slot ({i}); the diagonal must be 0"
+                )
+            if bits:
+                out.append((i, j, bits, None))
+    return out, n
+
+
+def _demand_tuple(d: Any, i: int) -> Demand:
+    if not isinstance(d, tuple) or len(d) not in (3, 4):
+        raise ValueError(
+            f"demands[{i}]: expected a (src, dst, bits) or (src, dst, bits, bw) tuple, got {d!r}"
+        )
+    src = _as_int(d[0], f"demands[{i}].src_slot")
+    dst = _as_int(d[1], f"demands[{i}].dst_slot")
+    bits = _as_int(d[2], f"demands[{i}].bits_total")
+    bw = _as_int(d[3], f"demands[{i}].copy_bw_bits_per_tick") if len(d) == 4 else None
+    return (src, dst, bits, bw)
+
+
+def _frame(demands: Any, bw: Any, slots: Any, ports: Any):
+    rows, n = demands_from(demands)
+    if slots is None:
+        slots = n
+    return (
+        rows,
+        _as_int(bw, "bw"),
+        None if slots is None else _as_int(slots, "slots"),
+        None if ports is None else _as_int(ports, "ports"),
+    )
+
+
+class Solution:
+    """A solved instance: the library's ``Solution`` and its instance.
+
+    ``ticks``, ``lower_bound``, ``status`` (``optimal``,
+    ``optimal_exhaustive``, ``within_one``, ``feasible``: the CLI's names)
+    and ``witness`` are the claim; ``schedule`` the ticks themselves.
+    """
+
+    __slots__ = ("_native", "_schedule")
+
+    def __init__(self, native: "_tickopt.NativeSolution") -> None:
+        self._native = native
+        self._schedule: Optional[List[List[Tuple[int, int, int]]]] = None
+
+    @property
+    def ticks(self) -> int:
+        return self._native.ticks
+
+    @property
+    def lower_bound(self) -> int:
+        return self._native.lower_bound
+
+    @property
+    def status(self) -> str:
+        return self._native.status
+
+    @property
+    def model(self) -> str:
+        return self._native.model
+
+    @property
+    def slots(self) -> int:
+        return self._native.slots
+
+    @property
+    def witness(self) -> Dict[str, Any]:
+        return json.loads(self._native.witness_json())
+
+    @property
+    def demands(self) -> List[Tuple[int, int, int]]:
+        """The merged demands, sorted by (src, dst): the order of the p2p layout."""
+        return self._native.demands()
+
+    @property
+    def schedule(self) -> List[List[Tuple[int, int, int]]]:
+        """One list per tick of ``(src, dst, len_bits)``; ``len == ticks``."""
+        if self._schedule is None:
+            self._schedule = self._native.schedule()
+        return self._schedule
+
+    def summary(self) -> Dict[str, Any]:
+        """The ``--summary`` JSON of ``tickopt solve``, as a dict."""
+        return json.loads(self._native.summary_json())
+
+    def write(self, path: "os.PathLike[str] | str", format: str = "json") -> None:
+        """Writes the schedule (``json``, ``csv`` or ``compact``) atomically."""
+        self._native.write(os.fspath(path), format)
+
+    def verify(self) -> bool:
+        """True when the checks of ``tickopt verify`` pass."""
+        return self._native.verify()
+
+    def p2p(self, rank: int) -> List[List[Tuple[str, int, int, int]]]:
+        """Rank `rank`'s operations, one list per tick, each
+        ``(op, peer, byte_offset, nbytes)`` (``tickopt::lower::p2p``)."""
+        return self._native.p2p(_as_int(rank, "rank"))
+
+    def buffer_bytes(self, rank: int) -> Tuple[int, int]:
+        """Sizes of rank `rank`'s send and receive buffers in the p2p layout."""
+        return self._native.buffer_bytes(_as_int(rank, "rank"))
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(model={self.model!r}, slots={self.slots}, ticks={self.ticks}, "
+            f"lower_bound={self.lower_bound}, status={self.status!r})"
+        )
+
+
+def solve(
+    demands: Any,
+    *,
+    bw: int,
+    model: str = "STRICT1",
+    slots: Optional[int] = None,
+    ports: Optional[int] = None,
+    time_limit: Optional[float] = None,
+    solver: str = "auto",
+) -> Solution:
+    """Optimal schedule for `demands` (see the module docs), as ``tickopt solve``.
+
+    `slots` defaults to the matrix size, else the largest slot + 1.
+    Raises ValueError for bad input, with the CLI's message.
+    """
+    rows, bw, slots, ports = _frame(demands, bw, slots, ports)
+    tl = None if time_limit is None else float(time_limit)
+    return Solution(_tickopt.solve(rows, bw, str(model), slots, ports, tl, str(solver)))
+
+
+def bounds(
+    demands: Any,
+    *,
+    bw: int,
+    model: str = "STRICT1",
+    slots: Optional[int] = None,
+    ports: Optional[int] = None,
+    time_limit: Optional[float] = None,
+) -> Dict[str, Any]:
+    """The lower bounds ``tickopt bounds --json`` prints, each with its witness."""
+    rows, bw, slots, ports = _frame(demands, bw, slots, ports)
+    tl = None if time_limit is None else float(time_limit)
+    return json.loads(_tickopt.bounds(rows, bw, str(model), slots, ports, tl))
+
+
+def validate(
+    demands: Any,
+    schedule: Iterable[Sequence[Tuple[int, int, int]]],
+    *,
+    bw: int,
+    model: str = "STRICT1",
+    slots: Optional[int] = None,
+    ports: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """The validator's errors for `schedule` (ticks of ``(src, dst, len_bits)``); empty when valid."""
+    rows, bw, slots, ports = _frame(demands, bw, slots, ports)
+    ticks = []
+    for t, tick in enumerate(schedule):
+        chunks = []
+        for k, c in enumerate(tick):
+            if len(c) != 3:
+                raise ValueError(f"schedule[{t}][{k}]: expected (src, dst, len_bits), got {c!r}")
+            chunks.append(tuple(_as_int(x, f"schedule[{t}][{k}]") for x in c))
+        ticks.append(chunks)
+    return json.loads(_tickopt.validate(rows, ticks, bw, str(model), slots, ports))
