@@ -389,6 +389,13 @@ pub fn verify_claim(
     }
 }
 
+/// Whether a summary's `instance` says the instance came on stdin (the
+/// plugin's `<stdin>`, a CLI's `-`): there is no file name to compare, and
+/// the instance is bound by the other fields (and a proof's hash).
+fn read_from_stdin(name: &str) -> bool {
+    matches!(name, "<stdin>" | "-")
+}
+
 /// The summary's statements about the instance, each recomputed from it
 /// (checked arithmetic) and compared.
 fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOptions) {
@@ -451,7 +458,7 @@ fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpti
             ),
         );
     }
-    if let Some(name) = &claim.instance {
+    if let Some(name) = claim.instance.as_ref().filter(|n| !read_from_stdin(n)) {
         let claimed = std::path::Path::new(name)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned());
@@ -466,6 +473,12 @@ fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpti
                 format!("instance: summary names {name}; no file name to compare"),
             ),
         }
+    }
+    if let Some(name) = claim.instance.as_ref().filter(|n| read_from_stdin(n)) {
+        l.skip(
+            Part::Fields,
+            format!("instance: {name} (read from stdin): no file name to compare"),
+        );
     }
     if !claim.witness_extra_fields.is_empty() {
         l.check(

@@ -8,7 +8,6 @@ use super::common::{check_output_dir, load_instance, OverrideArgs};
 use crate::interop::p2p_json;
 use crate::schedule::load_schedule;
 use crate::schedule::writers::write_atomically;
-use crate::validate::TickValidator;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -50,11 +49,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
             let back: p2p_json::P2pProgram = serde_json::from_str(&text)?;
             let imported =
                 p2p_json::import(&back).context("the exported program does not re-read")?;
-            let mut v = TickValidator::new(&inst);
-            for t in &imported.ticks {
-                v.push_tick(t);
-            }
-            let report = v.finish();
+            let report = imported.validate(&inst);
             if !report.passed() || report.ticks_total != schedule.ticks() {
                 anyhow::bail!(
                     "the exported program does not validate as the schedule did: {}",

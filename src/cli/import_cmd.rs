@@ -9,7 +9,7 @@ use crate::instance::{instance_to_json, Model};
 use crate::interop::{matrix, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
-use crate::validate::{RawChunk, TickValidator};
+use crate::validate::RawChunk;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -86,11 +86,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
                 serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
             let imported =
                 p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let mut v = TickValidator::new(&imported.instance);
-            for t in &imported.ticks {
-                v.push_tick(t);
-            }
-            let report = v.finish();
+            let report = imported.validate(&imported.instance);
             if !report.passed() {
                 anyhow::bail!(
                     "{name}: the program's schedule does not validate: {}",

@@ -28,7 +28,7 @@ use super::InteropError;
 use crate::instance::{Demand, Instance, Limits, Model, Ports};
 use crate::lower::p2p::{demand_bytes, lower_all, Layout, OpKind, RankOp};
 use crate::schedule::Schedule;
-use crate::validate::RawChunk;
+use crate::validate::{RawChunk, Report, TickValidator};
 use serde::{Deserialize, Serialize};
 
 /// The format tag.
@@ -87,9 +87,16 @@ pub struct RankProgram {
 
 /// Lowers a (validated) schedule of `inst` to every rank's program.
 pub fn export(inst: &Instance, schedule: &Schedule) -> Result<P2pProgram, InteropError> {
+    let ticks = schedule.ticks();
+    let lists = ticks.saturating_mul(inst.slots as u64);
+    if lists > MAX_TICK_LISTS {
+        return Err(InteropError::Invalid(format!(
+            "a p2p-json program of {ticks} ticks x {} ranks = {lists} tick lists is over the {MAX_TICK_LISTS} the exporter writes",
+            inst.slots
+        )));
+    }
     let layout = Layout::new(inst)?;
     let programs = lower_all(inst, schedule, &layout)?;
-    let ticks = schedule.ticks();
     let ranks = programs
         .into_iter()
         .enumerate()
@@ -164,6 +171,23 @@ pub struct Imported {
     pub instance: Instance,
     pub ticks: Vec<Vec<RawChunk>>,
 }
+
+impl Imported {
+    /// The validator's report of the imported ticks against `inst` (the
+    /// program's own instance, or the one an export was made from).
+    pub fn validate(&self, inst: &Instance) -> Report {
+        let mut v = TickValidator::new(inst);
+        for t in &self.ticks {
+            v.push_tick(t);
+        }
+        v.finish()
+    }
+}
+
+/// Most tick lists (ticks x ranks) an export writes: each is at least a
+/// few bytes even when empty, so a schedule of 10^9 ticks is refused with
+/// a message rather than filling memory.
+pub const MAX_TICK_LISTS: u64 = 1 << 28;
 
 fn bad(msg: String) -> InteropError {
     InteropError::Invalid(msg)
@@ -382,4 +406,32 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
         instance: inst,
         ticks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_too_long_to_write_is_refused_before_lowering() {
+        let ticks = MAX_TICK_LISTS / 2 + 1;
+        let inst = Instance::new(
+            Model::Strict1,
+            2,
+            8,
+            [Demand {
+                src: 0,
+                dst: 1,
+                bits: ticks * 8,
+            }],
+            &Limits::default(),
+        )
+        .unwrap();
+        let mut s = Schedule::new();
+        s.push(ticks, vec![0]);
+        match export(&inst, &s) {
+            Err(InteropError::Invalid(m)) => assert!(m.contains("tick lists"), "{m}"),
+            other => panic!("expected a refusal, got {:?}", other.map(|p| p.ticks)),
+        }
+    }
 }
