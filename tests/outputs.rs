@@ -475,3 +475,33 @@ fn output_size_counts_tick_numbers_across_digit_boundaries() {
     let json = output_size(&inst, &sch, Format::Json);
     assert!(json > 40 * 1_000_000_000_000_000_000u128, "{json}");
 }
+
+#[test]
+fn a_compact_schedule_above_the_limit_is_not_told_to_use_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = dir.path().join("a.csv");
+    std::fs::write(
+        &inst,
+        "src_slot,dst_slot,bits_total\n0,1,64\n1,2,64\n2,0,64\n",
+    )
+    .unwrap();
+    let out = dir.path().join("x.json");
+    let o = run(&[
+        "solve",
+        s(&inst),
+        "--bw",
+        "8",
+        "--out",
+        s(&out),
+        "--format",
+        "compact",
+        "--max-output-bytes",
+        "16",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("--max-output-bytes"), "{e}");
+    assert!(!e.contains("with --format compact"), "{e}");
+    assert!(e.contains("already the smallest"), "{e}");
+    assert!(!out.exists());
+}

@@ -103,9 +103,16 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
                 _ => Format::Json,
             });
         // Valid and within the size limit, or nothing is written at all.
-        check_schedule_output(&inst, &sol.schedule, format, a.limit.max_output_bytes).map_err(
-            |e| explain_write_error(e, ", or write only the rounds with --format compact"),
-        )?;
+        // The remedy that applies: a compact schedule is already the
+        // smallest form (its size grows with rounds x pairs).
+        let hint = match format {
+            Format::Compact => {
+                " (the compact form is already the smallest tickopt writes: its size grows with rounds x pairs)"
+            }
+            _ => ", or write only the rounds with --format compact",
+        };
+        check_schedule_output(&inst, &sol.schedule, format, a.limit.max_output_bytes)
+            .map_err(|e| explain_write_error(e, hint))?;
         file.write(|w| write_schedule(&inst, &sol.schedule, format, w))
             .with_context(|| format!("cannot write {}", file.shown()))?;
     }
