@@ -64,8 +64,31 @@ fn planted(n: u32, k: u32, cliques: u32, clique_mult: u64, degree: u32, mult: u6
     Instance::new(Model::Strict1, g.slots, 1, g.demands, &Limits::default()).unwrap()
 }
 
+/// Heavy arbitrary traffic (issue 29): Erdos-Renyi on `n` slots, sizes
+/// uniform in 1..=max_bits at bw 1 (so chunks = bits), taken by the binary
+/// split.
+fn heavy_random(n: u32, p: f64, max_bits: u64) -> Instance {
+    let spec = GenSpec {
+        family: Family::RandomSized {
+            n,
+            p,
+            min_bits: 1,
+            max_bits,
+        },
+        mult: 1,
+        bw: 1,
+        seed: 1,
+    };
+    let g = generate(&spec).unwrap();
+    Instance::new(Model::Strict1, g.slots, 1, g.demands, &Limits::default()).unwrap()
+}
+
 fn solve(c: &mut Criterion) {
     let cases = [
+        (
+            "heavy_random_n400_p0.9_b1-4000",
+            heavy_random(400, 0.9, 4000),
+        ),
         ("ring_chords_n2001_m1000_c10", ring_chords(2001, 1000, 10)),
         (
             "planted_n20000_k5x4c100d4",

@@ -399,18 +399,24 @@ fn read_from_stdin(name: &str) -> bool {
 /// The summary's statements about the instance, each recomputed from it
 /// (checked arithmetic) and compared.
 fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOptions) {
-    let mut field = |name: &str, claimed: Option<String>, actual: Option<String>| {
-        if let Some(c) = claimed {
-            let ok = actual.as_deref() == Some(c.as_str());
-            let actual = actual.unwrap_or_else(|| "not computable (overflow)".into());
-            l.check(
-                Part::Fields,
-                ok,
-                format!("{name}: summary says {c}, the instance gives {actual}"),
-            );
-        }
-    };
+    // `from` says where the true value comes from ("the instance", or
+    // "ticks - lower_bound" for the gap), so the line reads right.
+    let mut field_from =
+        |name: &str, claimed: Option<String>, actual: Option<String>, from: &str| {
+            if let Some(c) = claimed {
+                let ok = actual.as_deref() == Some(c.as_str());
+                let actual = actual.unwrap_or_else(|| "not computable (overflow)".into());
+                l.check(
+                    Part::Fields,
+                    ok,
+                    format!("{name}: summary says {c}, {from} gives {actual}"),
+                );
+            }
+        };
     let chunks = (0..inst.demands().len()).try_fold(0u64, |a, i| a.checked_add(inst.chunks(i)));
+    let mut field = |name: &str, claimed: Option<String>, actual: Option<String>| {
+        field_from(name, claimed, actual, "the instance")
+    };
     field(
         "slots",
         claim.slots.map(|x| x.to_string()),
@@ -432,17 +438,18 @@ fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpti
         chunks.map(|c| c.to_string()),
     );
     field(
+        "id",
+        claim.id.clone(),
+        Some(inst.id.clone().unwrap_or_else(|| "(none)".into())),
+    );
+    field_from(
         "gap",
         claim.gap.map(|x| x.to_string()),
         claim
             .ticks
             .checked_sub(claim.lower_bound)
             .map(|g| g.to_string()),
-    );
-    field(
-        "id",
-        claim.id.clone(),
-        Some(inst.id.clone().unwrap_or_else(|| "(none)".into())),
+        "ticks - lower_bound",
     );
     let ports = (!inst.is_single_port())
         .then(|| serde_json::to_value(inst.ports()).ok())

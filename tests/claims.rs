@@ -426,8 +426,8 @@ fn cli_verify_checks_proofs_and_emits_them_for_standard_tools() {
     let summary: Value = serde_json::from_str(&std::fs::read_to_string(&sum).unwrap()).unwrap();
     assert_eq!(summary["status"], "optimal_exhaustive");
     assert_eq!(summary["proof"]["body"]["kind"], "drat");
-    let out = dir.path().join("proof");
-    std::fs::create_dir(&out).unwrap();
+    // --emit-proof creates its directory (nested, not there yet).
+    let out = dir.path().join("proof").join("snark");
     let o = run(&[
         "verify",
         inst.to_str().unwrap(),

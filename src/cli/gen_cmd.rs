@@ -173,8 +173,15 @@ pub enum FamilyCmd {
         #[arg(long)]
         p: f64,
         /// Each joined pair carries 1..=W chunks.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, conflicts_with_all = ["min_bits", "max_bits"])]
         max_chunks: u64,
+        /// Sizes uniform in MIN..=MAX bits instead of whole chunks (with
+        /// --max-bits; heavy arbitrary traffic). Units as for --bw.
+        #[arg(long, value_name = "MIN", requires = "max_bits", value_parser = parse_bits_arg, allow_negative_numbers = true)]
+        min_bits: Option<u64>,
+        /// Largest size in bits (with --min-bits). Units as for --bw.
+        #[arg(long, value_name = "MAX", requires = "min_bits", value_parser = parse_bits_arg, allow_negative_numbers = true)]
+        max_bits: Option<u64>,
     },
     /// Complete graph K_n (odd n: the odd-set bound case).
     Clique {
@@ -353,7 +360,21 @@ impl FamilyCmd {
                 targets,
                 jitter,
             },
-            FamilyCmd::Random { n, p, max_chunks } => Family::Random { n, p, max_chunks },
+            FamilyCmd::Random {
+                n,
+                p,
+                max_chunks,
+                min_bits,
+                max_bits,
+            } => match (min_bits, max_bits) {
+                (Some(min_bits), Some(max_bits)) => Family::RandomSized {
+                    n,
+                    p,
+                    min_bits,
+                    max_bits,
+                },
+                _ => Family::Random { n, p, max_chunks },
+            },
             FamilyCmd::Clique { n } => Family::Clique { n },
             FamilyCmd::Petersen => Family::Petersen,
             FamilyCmd::Blanusa => Family::Blanusa,

@@ -25,7 +25,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the summary's proof for standard tools into this
-    /// (existing) directory: for a DRAT proof `colourable.cnf` (DIMACS,
+    /// directory (created if needed): for a DRAT proof `colourable.cnf` (DIMACS,
     /// re-derived from the instance) and `refutation.drat`, to check with
     /// `drat-trim colourable.cnf refutation.drat`; for a dual proof
     /// `dual.json`.
@@ -111,9 +111,13 @@ fn emit_proof(inst: &crate::instance::Instance, claim: &Claim, dir: &Path) -> an
         .proof
         .as_ref()
         .context("--emit-proof: the summary carries no proof")?;
-    if !dir.is_dir() {
-        anyhow::bail!("--emit-proof: {} is not a directory", dir.display());
-    }
+    // Created if needed, as audit's and bench's --out-dir are.
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--emit-proof: cannot create the directory {}",
+            dir.display()
+        )
+    })?;
     let write = |name: &str, body: &str| -> anyhow::Result<()> {
         let path = dir.join(name);
         write_atomically(&path, |w| w.write_all(body.as_bytes()))

@@ -72,6 +72,49 @@ pub(crate) fn flower_edges(k: u32) -> Vec<(u32, u32)> {
     e
 }
 
+/// A demand's size as a generator draws it.
+enum Size {
+    Chunks(u64),
+    Bits(u64),
+}
+
+/// Erdos–Renyi on `n` slots: each pair `u < v` is joined with probability
+/// `p`, with the size `draw` returns, in a random direction (size drawn
+/// before direction: the order the generated files have always had).
+fn erdos_renyi(
+    b: &mut Builder,
+    n: u32,
+    p: f64,
+    seed: u64,
+    mut draw: impl FnMut(&mut SplitMix64) -> Size,
+) -> Result<(), String> {
+    if n < 2 {
+        return Err(format!("n must be >= 2, got {n}"));
+    }
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("p must be in [0, 1], got {p}"));
+    }
+    b.slots(n as u64)?;
+    let mut rng = SplitMix64::new(seed, 3);
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.unit() < p {
+                let size = draw(&mut rng);
+                let (src, dst) = if rng.next_u64() & 1 == 0 {
+                    (u, v)
+                } else {
+                    (v, u)
+                };
+                match size {
+                    Size::Chunks(c) => b.chunks(src, dst, c),
+                    Size::Bits(bits) => b.bits(src, dst, bits),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Builds a graph family into `b`.
 pub(super) fn build(family: &Family, seed: u64, b: &mut Builder) -> Result<(), String> {
     let simple = |b: &mut Builder, n: u64, edges: Vec<(u32, u32)>| -> Result<(), String> {
@@ -83,29 +126,31 @@ pub(super) fn build(family: &Family, seed: u64, b: &mut Builder) -> Result<(), S
     };
     match *family {
         Family::Random { n, p, max_chunks } => {
-            if n < 2 {
-                return Err(format!("n must be >= 2, got {n}"));
-            }
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("p must be in [0, 1], got {p}"));
-            }
             if max_chunks == 0 {
                 return Err("max_chunks must be >= 1".into());
             }
-            b.slots(n as u64)?;
-            let mut rng = SplitMix64::new(seed, 3);
-            for u in 0..n {
-                for v in u + 1..n {
-                    if rng.unit() < p {
-                        let chunks = 1 + rng.below(max_chunks);
-                        if rng.next_u64() & 1 == 0 {
-                            b.chunks(u, v, chunks);
-                        } else {
-                            b.chunks(v, u, chunks);
-                        }
-                    }
-                }
+            erdos_renyi(b, n, p, seed, |rng| Size::Chunks(1 + rng.below(max_chunks)))?;
+        }
+        Family::RandomSized {
+            n,
+            p,
+            min_bits,
+            max_bits,
+        } => {
+            if min_bits == 0 || min_bits > max_bits {
+                return Err(format!(
+                    "sizes must satisfy 1 <= min_bits <= max_bits, got {min_bits}..{max_bits}"
+                ));
             }
+            let span = max_bits - min_bits;
+            erdos_renyi(b, n, p, seed, |rng| {
+                let extra = if span == u64::MAX {
+                    rng.next_u64()
+                } else {
+                    rng.below(span + 1)
+                };
+                Size::Bits(min_bits + extra)
+            })?;
         }
         Family::Clique { n } => {
             if n < 2 {

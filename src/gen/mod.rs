@@ -124,6 +124,15 @@ pub enum Family {
     /// Erdos–Renyi: each slot pair is joined with probability `p`, in a
     /// random direction, with `1..=max_chunks` chunks.
     Random { n: u32, p: f64, max_chunks: u64 },
+    /// [`Family::Random`] whose pairs carry sizes uniform in
+    /// `min_bits..=max_bits` bits instead of whole chunks (heavy arbitrary
+    /// traffic: sizes that are not multiples of the bandwidth).
+    RandomSized {
+        n: u32,
+        p: f64,
+        min_bits: u64,
+        max_bits: u64,
+    },
     /// Complete graph on `n` slots, one demand per pair (a regular
     /// tournament when `n` is odd). Odd `n` is the STRICT1 case where the
     /// odd-set bound beats the degree bound.
@@ -196,7 +205,7 @@ impl Family {
             Family::Reshard { .. } => "reshard",
             Family::Tree { .. } => "tree",
             Family::Star { .. } => "star",
-            Family::Random { .. } => "random",
+            Family::Random { .. } | Family::RandomSized { .. } => "random",
             Family::Clique { .. } => "clique",
             Family::Petersen => "petersen",
             Family::Blanusa => "blanusa",
@@ -266,6 +275,17 @@ impl Family {
             Family::Random { n, p, max_chunks } => {
                 vec![("n", s(n)), ("p", s(p)), ("max_chunks", s(max_chunks))]
             }
+            Family::RandomSized {
+                n,
+                p,
+                min_bits,
+                max_bits,
+            } => vec![
+                ("n", s(n)),
+                ("p", s(p)),
+                ("min_bits", s(min_bits)),
+                ("max_bits", s(max_bits)),
+            ],
             Family::Petersen | Family::Blanusa => vec![],
             Family::FlowerSnark { k } => vec![("k", s(k))],
             Family::Planted {
@@ -313,6 +333,12 @@ impl Family {
             } => vec![format!("a{arity}"), direction.as_str().to_string()],
             Family::Star { targets, .. } => vec![format!("t{targets}")],
             Family::Random { p, .. } => vec![format!("p{p}")],
+            Family::RandomSized {
+                p,
+                min_bits,
+                max_bits,
+                ..
+            } => vec![format!("p{p}"), format!("b{min_bits}-{max_bits}")],
             Family::Planted {
                 k,
                 cliques,
@@ -376,6 +402,7 @@ pub fn generate(spec: &GenSpec) -> Result<Generated, GenError> {
         | Family::Tree { .. }
         | Family::Star { .. } => collectives::build(&spec.family, spec.seed, &mut b),
         Family::Random { .. }
+        | Family::RandomSized { .. }
         | Family::Clique { .. }
         | Family::Petersen
         | Family::Blanusa

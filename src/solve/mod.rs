@@ -12,6 +12,7 @@
 //! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
 //! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: via the one-port engine | independent (port splitting, Euler orientation, König) |
 
+mod bit_split;
 mod factor_peel;
 pub mod greedy;
 pub mod koenig;
