@@ -313,14 +313,14 @@ pub fn import(p: &Program) -> Result<Imported, InteropError> {
         .map(|g| bufs.remove(&(g.id, Buf::Output)).unwrap_or_default())
         .collect();
     let mut notes = Vec::new();
-    for (key, v) in [
-        ("minBytes", p.min_bytes.is_some()),
-        ("maxBytes", p.max_bytes.is_some()),
-        ("outofplace", p.outofplace.is_some()),
+    for (key, v, why) in [
+        ("minBytes", p.min_bytes.is_some(), " (Azure/msccl#26)"),
+        ("maxBytes", p.max_bytes.is_some(), " (Azure/msccl#26)"),
+        ("outofplace", p.outofplace.is_some(), ""),
     ] {
         if !v {
             notes.push(format!(
-                "<algo> has no {key}: the MSCCL executor refuses the file (Azure/msccl#26)"
+                "<algo> has no {key}: the MSCCL executor's parser refuses the file{why}"
             ));
         }
     }
