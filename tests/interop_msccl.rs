@@ -40,6 +40,9 @@ struct Tb {
 /// A chunk's identity: (gpu, offset in its input buffer).
 type Origin = (usize, usize);
 
+/// Chunks in flight on each (from, to, channel), one entry per send step.
+type Wire = HashMap<(usize, usize, i64), VecDeque<Vec<Option<Origin>>>>;
+
 /// Runs an MSCCL XML and returns every gpu's output buffer.
 fn interpret(xml: &str) -> Vec<Vec<Option<Origin>>> {
     let doc = roxmltree::Document::parse(xml).unwrap();
@@ -112,7 +115,7 @@ fn interpret(xml: &str) -> Vec<Vec<Option<Origin>>> {
     let mut pc: Vec<Vec<usize>> = gpus.iter().map(|t| vec![0; t.len()]).collect();
     let mut flag: Vec<Vec<i64>> = gpus.iter().map(|t| vec![-1; t.len()]).collect();
     // In flight on (from, to, channel): one entry per send step.
-    let mut wire: HashMap<(usize, usize, i64), VecDeque<Vec<Option<Origin>>>> = HashMap::new();
+    let mut wire: Wire = HashMap::new();
     loop {
         let mut progress = false;
         for g in 0..ngpus {

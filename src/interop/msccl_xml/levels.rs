@@ -43,8 +43,14 @@ pub struct Imported {
     pub notes: Vec<String>,
     /// For every gpu, its output buffer: where each chunk came from
     /// (gpu, offset in its input buffer), `None` if never written.
-    outputs: Vec<Vec<Option<(u32, u64)>>>,
+    outputs: Vec<Vec<Option<Origin>>>,
 }
+
+/// A chunk's identity: (gpu, offset in its input buffer).
+type Origin = (u32, u64);
+
+/// Per sub-tick of a level being split: (sends, receives) per slot, pairs.
+type SubTick = (HashMap<u64, (u32, u32)>, Vec<(u64, u64)>);
 
 /// Steps a default MSCCL build runs per threadblock (`MSCCL_MAX_NUM_STEPS`).
 pub const RUNTIME_MAX_STEPS: usize = 64;
@@ -148,8 +154,6 @@ pub fn import(p: &Program) -> Result<Imported, InteropError> {
         }
     }
     if let Some(r) = recv_lists.values().flatten().min() {
-        let st = f.step(*r);
-        let _ = st;
         let (g, t, _) = f.of[*r];
         return Err(InteropError::Invalid(format!(
             "{}: receives from {}, which has no threadblock sending to gpu {} on channel {}",
@@ -283,7 +287,7 @@ pub fn import(p: &Program) -> Result<Imported, InteropError> {
     transfers.sort_by_key(|t| t.tick); // stable: pairing order within a tick
     let ticks = transfers.iter().map(|t| t.tick + 1).max().unwrap_or(0);
     // Where every chunk ends up, replaying moves in the order they happened.
-    let mut bufs: HashMap<(u32, Buf), Vec<Option<(u32, u64)>>> = HashMap::new();
+    let mut bufs: HashMap<(u32, Buf), Vec<Option<Origin>>> = HashMap::new();
     for gpu in &p.gpus {
         bufs.insert(
             (gpu.id, Buf::Input),
@@ -404,7 +408,7 @@ impl Imported {
         let mut out = Vec::new();
         for level in self.levels() {
             // Per sub-tick: (sends, receives) of each slot used so far.
-            let mut subs: Vec<(HashMap<u64, (u32, u32)>, Vec<(u64, u64)>)> = Vec::new();
+            let mut subs: Vec<SubTick> = Vec::new();
             for (a, b) in level {
                 let fits = |used: &HashMap<u64, (u32, u32)>| {
                     let (sa, ra) = used.get(&a).copied().unwrap_or((0, 0));
