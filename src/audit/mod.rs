@@ -19,7 +19,8 @@
 //!   the most a tick can hold), bucketed for charts.
 //!
 //! Reading the schedules is [`read_schedule_facts`] (any format tickopt
-//! reads: copyspace-guard JSON and CSV, tickopt compact); the reports are in
+//! reads: copyspace-guard JSON and CSV, tickopt compact, MSCCL XML by its
+//! dependency levels); the reports are in
 //! [`export`], one file per format.
 
 pub mod export;
@@ -160,6 +161,11 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
         ScheduleInput::Compact(c) => {
             for (repeat, pairs) in &c.rounds {
                 b.add(pairs.len() as u64, *repeat);
+            }
+        }
+        ScheduleInput::Levels(levels) => {
+            for pairs in &levels {
+                b.add(pairs.len() as u64, 1);
             }
         }
         ScheduleInput::Expanded => {

@@ -5,7 +5,7 @@
 //! error, not a file.
 
 use super::common::{check_output_dir, load_instance, OverrideArgs};
-use crate::interop::p2p_json;
+use crate::interop::{msccl_xml, p2p_json};
 use crate::schedule::load_schedule;
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
@@ -18,6 +18,10 @@ pub enum ExportFormat {
     /// `tickopt-p2p-v1`: per rank, one list per tick of send/receive
     /// operations with byte offsets (doc/formats.md).
     P2pJson,
+    /// An MSCCL algorithm XML (msccl-tools' IR layout, with minBytes and
+    /// maxBytes set): one chunk = bw bits, dependencies keep the model
+    /// (doc/formats.md).
+    MscclXml,
 }
 
 #[derive(Args, Debug)]
@@ -57,6 +61,23 @@ pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
                 );
             }
             text
+        }
+        ExportFormat::MscclXml => {
+            // The exporter re-reads its own text and checks it (chunks in
+            // place, levels valid) before handing it over.
+            let out = msccl_xml::export(&inst, &schedule)
+                .with_context(|| format!("cannot export {}", a.schedule.display()))?;
+            for note in &out.reread.notes {
+                eprintln!("note: {note}");
+            }
+            if out.reread.ticks < schedule.ticks() {
+                eprintln!(
+                    "note: run as soon as its dependencies allow, the program takes {} ticks (the schedule {})",
+                    out.reread.ticks,
+                    schedule.ticks()
+                );
+            }
+            out.text
         }
     };
     write_atomically(&a.out, |w| w.write_all(text.as_bytes()))

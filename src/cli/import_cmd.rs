@@ -6,7 +6,7 @@
 
 use super::common::check_output_dir;
 use crate::instance::{instance_to_json, Model};
-use crate::interop::{matrix, p2p_json};
+use crate::interop::{levels_report, matrix, msccl_xml, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
 use crate::validate::RawChunk;
@@ -21,6 +21,9 @@ pub enum ImportFormat {
     Matrix,
     /// A `tickopt-p2p-v1` program (instance and schedule).
     P2pJson,
+    /// An MSCCL algorithm XML using s, r, rcs, cpy and nop steps (needs
+    /// --bw: bits per chunk): its transfers and dependency levels.
+    MscclXml,
 }
 
 /// The unit of a matrix's plain numbers.
@@ -41,19 +44,29 @@ pub struct ImportArgs {
     #[arg(long, short, value_name = "INSTANCE.json")]
     pub out: PathBuf,
     /// Also write the program's schedule here (copyspace-guard JSON;
-    /// p2p-json only).
+    /// p2p-json and msccl-xml).
     #[arg(long, value_name = "SCHEDULE.json")]
     pub schedule_out: Option<PathBuf>,
-    /// Bits per transfer per tick, for a matrix (sizes: a plain integer is
+    /// Bits per transfer per tick, for a matrix; bits per chunk for an
+    /// MSCCL program (sizes: a plain integer is
     /// bits; K, M, G x1000 bits, Ki, Mi, Gi x1024 bits, KB..GiB bytes).
     #[arg(long, value_name = "BITS", value_parser = super::common::parse_bits_arg)]
     pub bw: Option<u64>,
-    /// Resource model for a matrix (default STRICT1).
+    /// Resource model for a matrix or an MSCCL program (default STRICT1).
     #[arg(long, value_name = "MODEL")]
     pub model: Option<Model>,
     /// Unit of a matrix's plain numbers (suffixed sizes say their own).
     #[arg(long, value_enum, default_value = "bits")]
     pub unit: Unit,
+    /// Ports of every slot for an MSCCL program's instance (default 1).
+    #[arg(long, value_name = "K")]
+    pub ports: Option<u32>,
+    /// MSCCL program: split every dependency level whose transfers
+    /// conflict under the model into conflict-free ticks (first fit), so
+    /// the schedule validates; without it a conflicting program's schedule
+    /// is refused with its conflicts named.
+    #[arg(long)]
+    pub serialize: bool,
 }
 
 pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
@@ -95,7 +108,54 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
             }
             (imported.instance, Some(imported.ticks))
         }
+        ImportFormat::MscclXml => {
+            let bw =
+                a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
+            let program = msccl_xml::parse(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            let imported =
+                msccl_xml::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            for note in &imported.notes {
+                eprintln!("{name}: note: {note}");
+            }
+            let model = a.model.unwrap_or(Model::Strict1);
+            let inst = imported
+                .instance(model, bw, a.ports)
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            let levels = if a.serialize {
+                imported.serialized(&inst)
+            } else {
+                imported.levels()
+            };
+            let report = levels_report(&inst, &levels);
+            if !report.passed() {
+                let what = format!(
+                    "{name}: as written, the program's {} dependency levels do not validate under {model}: {}",
+                    imported.ticks,
+                    report.one_line()
+                );
+                if a.schedule_out.is_some() {
+                    anyhow::bail!("{what}; --serialize splits conflicting levels into ticks (nothing written)");
+                }
+                eprintln!("{what} (--serialize splits them; `tickopt audit` ranks the program as written)");
+            }
+            let ticks = levels
+                .iter()
+                .map(|t| {
+                    t.iter()
+                        .map(|&(src, dst)| RawChunk::Chunk {
+                            src: src as i128,
+                            dst: dst as i128,
+                            len: bw as i128,
+                        })
+                        .collect()
+                })
+                .collect::<Vec<Vec<RawChunk>>>();
+            (inst, report.passed().then_some(ticks))
+        }
     };
+    if a.from != ImportFormat::MscclXml && (a.ports.is_some() || a.serialize) {
+        anyhow::bail!("--ports and --serialize are for --from msccl-xml");
+    }
     let inst_text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
     write_atomically(&a.out, |w| {
         w.write_all(inst_text.as_bytes())?;

@@ -20,6 +20,7 @@ use std::path::Path;
 pub fn schedule_model(path: &Path) -> anyhow::Result<Option<Model>> {
     Ok(match read_schedule_file(path)? {
         ScheduleInput::Compact(c) => Some(c.model),
+        ScheduleInput::Levels(_) => None, // an MSCCL program states no model
         ScheduleInput::Expanded => stream_schedule_file(path, &mut |_| {})?,
     })
 }

@@ -6,6 +6,9 @@
 //!   written out; what the Python runner and an NCCL group-call loop follow.
 //!   Its importer re-derives the schedule from the operations alone
 //!   (pairing, byte coverage), so an export is re-read before it is written.
+//! - [`msccl_xml`]: MSCCL algorithm XML out (the same lowering, in
+//!   chunks, with dependencies that keep the tick's resource model) and in
+//!   (transfers, dependency levels, where each chunk lands).
 //! - [`matrix`]: a W x W traffic matrix (entry `[i][j]` = size from i to j)
 //!   in, as an instance.
 //!
@@ -14,7 +17,22 @@
 //! one) an expanded schedule for the validator to judge.
 
 pub mod matrix;
+pub mod msccl_xml;
 pub mod p2p_json;
+
+use crate::instance::Instance;
+use crate::schedule::readers::{validate_rounds, CompactFile};
+use crate::validate::Report;
+
+/// The validator's report on ticks given as pairs (one per chunk), under
+/// `inst`'s model and standard chunking: how imported programs are judged.
+pub fn levels_report(inst: &Instance, ticks: &[Vec<(u64, u64)>]) -> Report {
+    let c = CompactFile {
+        model: inst.model,
+        rounds: ticks.iter().map(|t| (1, t.clone())).collect(),
+    };
+    validate_rounds(inst, &c, false).0
+}
 
 /// Why a file cannot be exported or imported.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -58,9 +58,30 @@ pub fn demand_bytes(bits: u64) -> u64 {
 }
 
 impl Layout {
-    /// The layout of `inst`'s buffers; refuses a bandwidth that is not a
-    /// whole number of bytes.
+    /// The layout of `inst`'s buffers in bytes; refuses a bandwidth that
+    /// is not a whole number of bytes.
     pub fn new(inst: &Instance) -> Result<Layout, LowerError> {
+        for i in 0..inst.demands().len() {
+            let bw = inst.demand_bw(i);
+            if bw % 8 != 0 {
+                return Err(LowerError::BwNotBytes { demand: i, bw });
+            }
+        }
+        Ok(Self::with_sizes(inst, |i| {
+            demand_bytes(inst.demands()[i].bits)
+        }))
+    }
+
+    /// The same layout counted in chunks (a demand takes its chunk count):
+    /// MSCCL's buffers, where every chunk has one size. Offsets and sizes
+    /// of this layout are chunk numbers, not bytes.
+    pub fn in_chunks(inst: &Instance) -> Layout {
+        Self::with_sizes(inst, |i| inst.chunks(i))
+    }
+
+    /// One definition of the order: demands of a sender in order of
+    /// destination, of a receiver in order of source, each `size(i)` long.
+    fn with_sizes(inst: &Instance, size: impl Fn(usize) -> u64) -> Layout {
         let n = inst.slots as usize;
         let demands = inst.demands();
         let mut send_bytes = vec![0u64; n];
@@ -68,12 +89,8 @@ impl Layout {
         let mut send_offset = Vec::with_capacity(demands.len());
         // Demands are sorted by (src, dst): in order of destination per sender.
         for (i, d) in demands.iter().enumerate() {
-            let bw = inst.demand_bw(i);
-            if bw % 8 != 0 {
-                return Err(LowerError::BwNotBytes { demand: i, bw });
-            }
             send_offset.push(send_bytes[d.src as usize]);
-            send_bytes[d.src as usize] += demand_bytes(d.bits);
+            send_bytes[d.src as usize] += size(i);
         }
         // In order of source per receiver: visit demands sorted by (dst, src).
         let mut by_dst: Vec<u32> = (0..demands.len() as u32).collect();
@@ -85,14 +102,14 @@ impl Layout {
         for &i in &by_dst {
             let d = demands[i as usize];
             recv_offset[i as usize] = recv_bytes[d.dst as usize];
-            recv_bytes[d.dst as usize] += demand_bytes(d.bits);
+            recv_bytes[d.dst as usize] += size(i as usize);
         }
-        Ok(Layout {
+        Layout {
             send_offset,
             recv_offset,
             send_bytes,
             recv_bytes,
-        })
+        }
     }
 
     /// Byte offset of demand `i` in its sender's send buffer.

@@ -68,6 +68,10 @@ impl CompactFile {
 /// What a schedule file holds.
 pub enum ScheduleInput {
     Compact(CompactFile),
+    /// An MSCCL algorithm (XML): its ticks by dependency levels, one pair
+    /// per chunk ([`crate::interop::msccl_xml`]). It states no model: it is
+    /// judged under the instance's.
+    Levels(Vec<Vec<(u64, u64)>>),
     /// An expanded schedule (JSON or CSV); read it with [`stream_schedule_file`].
     Expanded,
 }
@@ -107,8 +111,10 @@ fn io_err(path: &Path, e: std::io::Error) -> InputError {
 /// structure alone ([`json_shape`]), never by a string inside the file.
 pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
     let name = || path.display().to_string();
-    if sniff(path)? != Some(b'{') {
-        return Ok(ScheduleInput::Expanded); // CSV
+    match sniff(path)? {
+        Some(b'{') => {}
+        Some(b'<') => return read_levels(path),
+        _ => return Ok(ScheduleInput::Expanded), // CSV
     }
     let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
     skip_bom(&mut reader).map_err(|e| io_err(path, e))?;
@@ -122,6 +128,20 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
                 .map_err(|e| e.in_file(name()))
         }
     }
+}
+
+/// An MSCCL algorithm XML as its dependency levels (the reader and the
+/// level semantics are the importer's, one definition).
+fn read_levels(path: &Path) -> Result<ScheduleInput, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let levels = crate::interop::msccl_xml::parse(text)
+        .and_then(|p| crate::interop::msccl_xml::import(&p))
+        .map_err(|e| {
+            InputError::new(format!("MSCCL XML: {e}")).in_file(path.display().to_string())
+        })?
+        .levels();
+    Ok(ScheduleInput::Levels(levels))
 }
 
 /// The two JSON schedule formats.
@@ -676,23 +696,14 @@ fn read_and_validate(
             if c.model != inst.model {
                 return Ok((model_mismatch(inst), None));
             }
-            match c.to_schedule(inst) {
-                Ok(s) => {
-                    let report = crate::validate::validate_compact(inst, &s);
-                    Ok((report, build.then_some(Ok(s))))
-                }
-                Err(e) => {
-                    let mut r = TickValidator::new(inst).finish();
-                    r.status = crate::validate::Verdict::Fail;
-                    r.total_errors += 1;
-                    r.error_kinds.insert(0, crate::validate::ErrorKind::Extras);
-                    r.error_kinds.sort();
-                    r.error_kinds.dedup();
-                    r.errors
-                        .insert(0, crate::validate::ValidationError::extras(e.to_string()));
-                    Ok((r, None))
-                }
-            }
+            Ok(validate_rounds(inst, &c, build))
+        }
+        ScheduleInput::Levels(levels) => {
+            let c = CompactFile {
+                model: inst.model,
+                rounds: levels.into_iter().map(|l| (1, l)).collect(),
+            };
+            Ok(validate_rounds(inst, &c, build))
         }
         ScheduleInput::Expanded => {
             let mut v = TickValidator::new(inst);
@@ -717,6 +728,34 @@ fn read_and_validate(
                 None => Ok(s),
             });
             Ok((v.finish(), schedule))
+        }
+    }
+}
+
+/// Validates rounds of demand pairs (a compact file's, or an MSCCL
+/// program's levels) against `inst`, with standard chunking; a pair that
+/// is not a demand is an `EXTRAS` failure. With `build`, the schedule too.
+#[allow(clippy::type_complexity)]
+pub fn validate_rounds(
+    inst: &Instance,
+    c: &CompactFile,
+    build: bool,
+) -> (Report, Option<Result<Schedule, String>>) {
+    match c.to_schedule(inst) {
+        Ok(s) => {
+            let report = crate::validate::validate_compact(inst, &s);
+            (report, build.then_some(Ok(s)))
+        }
+        Err(e) => {
+            let mut r = TickValidator::new(inst).finish();
+            r.status = crate::validate::Verdict::Fail;
+            r.total_errors += 1;
+            r.error_kinds.insert(0, crate::validate::ErrorKind::Extras);
+            r.error_kinds.sort();
+            r.error_kinds.dedup();
+            r.errors
+                .insert(0, crate::validate::ValidationError::extras(e.to_string()));
+            (r, None)
         }
     }
 }

@@ -1,0 +1,350 @@
+//! Reads MSCCL algorithm XML into a [`Program`], checking what the
+//! executor's parser checks (required attributes, peers, buffer bounds,
+//! threadblock ids, step numbers) plus the rule that makes sends and
+//! receives pair up: on one gpu and channel, one threadblock per send peer
+//! and one per receive peer. Every error names the line and column and the
+//! gpu, threadblock and step.
+
+use super::{Buf, Gpu, Program, Step, StepKind, Threadblock, REFUSED_TYPES};
+use crate::interop::InteropError;
+use roxmltree::{Document, Node};
+use std::collections::HashSet;
+
+/// Most nodes (gpus, threadblocks, steps) a file may hold: far above what
+/// the executor loads (4096 per rank), low enough to bound memory.
+const MAX_NODES: usize = 1 << 24;
+
+struct Ctx<'a> {
+    doc: &'a Document<'a>,
+}
+
+impl Ctx<'_> {
+    fn at(&self, n: Node) -> (u32, u32) {
+        let p = self.doc.text_pos_at(n.range().start);
+        (p.row, p.col)
+    }
+
+    fn err(&self, n: Node, what: &str, msg: impl std::fmt::Display) -> InteropError {
+        let (l, c) = self.at(n);
+        InteropError::Invalid(format!("line {l}, column {c}: {what}{msg}"))
+    }
+
+    fn attr<'b>(&self, n: Node<'b, 'b>, what: &str, key: &str) -> Result<&'b str, InteropError> {
+        n.attribute(key).ok_or_else(|| {
+            self.err(
+                n,
+                what,
+                format!("<{}> has no {key:?} attribute", n.tag_name().name()),
+            )
+        })
+    }
+
+    fn int(&self, n: Node, what: &str, key: &str) -> Result<i64, InteropError> {
+        let v = self.attr(n, what, key)?;
+        v.trim()
+            .parse::<i64>()
+            .map_err(|_| self.err(n, what, format!("{key}={v:?} is not an integer")))
+    }
+
+    fn uint(&self, n: Node, what: &str, key: &str) -> Result<u64, InteropError> {
+        let v = self.int(n, what, key)?;
+        u64::try_from(v).map_err(|_| self.err(n, what, format!("{key}={v} is negative")))
+    }
+
+    fn flag(&self, n: Node, what: &str, key: &str) -> Result<bool, InteropError> {
+        match self.int(n, what, key)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(self.err(n, what, format!("{key}={v}, expected 0 or 1"))),
+        }
+    }
+
+    fn opt_uint(&self, n: Node, what: &str, key: &str) -> Result<Option<u64>, InteropError> {
+        if n.attribute(key).is_none() {
+            return Ok(None);
+        }
+        self.uint(n, what, key).map(Some)
+    }
+}
+
+fn elements<'a>(n: Node<'a, 'a>) -> impl Iterator<Item = Node<'a, 'a>> {
+    n.children().filter(|c| c.is_element())
+}
+
+fn buf(ctx: &Ctx, n: Node, what: &str, key: &str) -> Result<Buf, InteropError> {
+    match ctx.attr(n, what, key)? {
+        "i" => Ok(Buf::Input),
+        "o" => Ok(Buf::Output),
+        "s" => Ok(Buf::Scratch),
+        v => Err(ctx.err(n, what, format!("{key}={v:?} is not a buffer (i, o or s)"))),
+    }
+}
+
+/// Parses and checks an MSCCL algorithm XML (see the module docs).
+pub fn parse(text: &str) -> Result<Program, InteropError> {
+    let doc = Document::parse(text).map_err(|e| InteropError::Invalid(format!("not XML: {e}")))?;
+    let ctx = Ctx { doc: &doc };
+    let algo = doc.root_element();
+    if algo.tag_name().name() != "algo" {
+        return Err(ctx.err(
+            algo,
+            "",
+            format!(
+                "the root element is <{}>, expected <algo>",
+                algo.tag_name().name()
+            ),
+        ));
+    }
+    if doc.descendants().count() > MAX_NODES {
+        return Err(InteropError::Invalid(format!(
+            "more than {MAX_NODES} XML nodes"
+        )));
+    }
+    let ngpus = ctx.uint(algo, "", "ngpus")?;
+    let mut program = Program {
+        name: algo.attribute("name").unwrap_or("").to_string(),
+        proto: ctx.attr(algo, "", "proto")?.to_string(),
+        coll: ctx.attr(algo, "", "coll")?.to_string(),
+        nchannels: u32::try_from(ctx.uint(algo, "", "nchannels")?)
+            .map_err(|_| ctx.err(algo, "", "nchannels is too large"))?,
+        nchunksperloop: ctx.uint(algo, "", "nchunksperloop")?,
+        inplace: ctx.flag(algo, "", "inplace")?,
+        outofplace: if algo.attribute("outofplace").is_some() {
+            Some(ctx.flag(algo, "", "outofplace")?)
+        } else {
+            None
+        },
+        min_bytes: ctx.opt_uint(algo, "", "minBytes")?,
+        max_bytes: ctx.opt_uint(algo, "", "maxBytes")?,
+        gpus: Vec::new(),
+    };
+    let mut seen_gpu = HashSet::new();
+    for g in elements(algo) {
+        if g.tag_name().name() != "gpu" {
+            return Err(ctx.err(
+                g,
+                "",
+                format!("unexpected <{}> in <algo>", g.tag_name().name()),
+            ));
+        }
+        let id = ctx.uint(g, "", "id")?;
+        let gw = format!("gpu {id}: ");
+        if id >= ngpus {
+            return Err(ctx.err(g, &gw, format!("id is not below ngpus={ngpus}")));
+        }
+        if !seen_gpu.insert(id) {
+            return Err(ctx.err(g, &gw, "a second <gpu> with this id"));
+        }
+        let mut gpu = Gpu {
+            id: id as u32,
+            i_chunks: ctx.uint(g, &gw, "i_chunks")?,
+            o_chunks: ctx.uint(g, &gw, "o_chunks")?,
+            s_chunks: ctx.uint(g, &gw, "s_chunks")?,
+            tbs: Vec::new(),
+            at: ctx.at(g),
+        };
+        let mut tb_ids = HashSet::new();
+        let mut send_peers = HashSet::new();
+        let mut recv_peers = HashSet::new();
+        for t in elements(g) {
+            if t.tag_name().name() != "tb" {
+                return Err(ctx.err(
+                    t,
+                    &gw,
+                    format!("unexpected <{}> in <gpu>", t.tag_name().name()),
+                ));
+            }
+            let tid = ctx.uint(t, &gw, "id")?;
+            let tw = format!("gpu {id}, tb {tid}: ");
+            if !tb_ids.insert(tid) {
+                return Err(ctx.err(t, &tw, "a second <tb> with this id on the gpu"));
+            }
+            let send = ctx.int(t, &tw, "send")?;
+            let recv = ctx.int(t, &tw, "recv")?;
+            let chan = ctx.uint(t, &tw, "chan")?;
+            for (key, p) in [("send", send), ("recv", recv)] {
+                if p < -1 || p >= ngpus as i64 || p == id as i64 {
+                    return Err(ctx.err(
+                        t,
+                        &tw,
+                        format!("{key}={p} is not a peer (-1 or another gpu below ngpus={ngpus})"),
+                    ));
+                }
+            }
+            if send >= 0 && !send_peers.insert((send, chan)) {
+                return Err(ctx.err(t, &tw, format!("a second threadblock sending to {send} on channel {chan} (sends to one peer on one channel must be in one threadblock)")));
+            }
+            if recv >= 0 && !recv_peers.insert((recv, chan)) {
+                return Err(ctx.err(
+                    t,
+                    &tw,
+                    format!("a second threadblock receiving from {recv} on channel {chan}"),
+                ));
+            }
+            if chan >= program.nchannels as u64 {
+                return Err(ctx.err(
+                    t,
+                    &tw,
+                    format!("chan={chan} is not below nchannels={}", program.nchannels),
+                ));
+            }
+            let mut tb = Threadblock {
+                id: tid as u32,
+                send,
+                recv,
+                chan: chan as u32,
+                steps: Vec::new(),
+                at: ctx.at(t),
+            };
+            for (k, st) in elements(t).enumerate() {
+                if st.tag_name().name() != "step" {
+                    return Err(ctx.err(
+                        st,
+                        &tw,
+                        format!("unexpected <{}> in <tb>", st.tag_name().name()),
+                    ));
+                }
+                let s = ctx.int(st, &tw, "s")?;
+                let sw = format!("gpu {id}, tb {tid}, step {s}: ");
+                if s != k as i64 {
+                    return Err(ctx.err(
+                        st,
+                        &sw,
+                        format!("s={s}, but it is step {k} of the threadblock"),
+                    ));
+                }
+                let ty = ctx.attr(st, &sw, "type")?;
+                let kind = match ty {
+                    "s" => StepKind::Send,
+                    "r" => StepKind::Recv,
+                    "rcs" => StepKind::RecvCopySend,
+                    "cpy" => StepKind::Copy,
+                    "nop" => StepKind::Nop,
+                    t if REFUSED_TYPES.contains(&t) => {
+                        return Err(ctx.err(st, &sw, format!("type {t:?} reduces; tickopt imports programs that move data (s, r, rcs, cpy, nop) and refuses the reducing types rrc, rrs, rrcs and re")));
+                    }
+                    t => {
+                        return Err(ctx.err(
+                            st,
+                            &sw,
+                            format!("type {t:?} is not an MSCCL step type"),
+                        ))
+                    }
+                };
+                let cnt = ctx.uint(st, &sw, "cnt")?;
+                let cnt = u32::try_from(cnt).map_err(|_| ctx.err(st, &sw, "cnt is too large"))?;
+                let depid = ctx.int(st, &sw, "depid")?;
+                let deps = ctx.int(st, &sw, "deps")?;
+                let dep = if depid >= 0 {
+                    let deps = u32::try_from(deps)
+                        .map_err(|_| ctx.err(st, &sw, format!("depid={depid} with deps={deps}")))?;
+                    Some((depid as u32, deps))
+                } else {
+                    None
+                };
+                let step = Step {
+                    kind,
+                    srcbuf: buf(&ctx, st, &sw, "srcbuf")?,
+                    srcoff: ctx.int(st, &sw, "srcoff")?,
+                    dstbuf: buf(&ctx, st, &sw, "dstbuf")?,
+                    dstoff: ctx.int(st, &sw, "dstoff")?,
+                    cnt,
+                    dep,
+                    hasdep: ctx.flag(st, &sw, "hasdep")?,
+                    at: ctx.at(st),
+                };
+                if kind.sends() && send < 0 {
+                    return Err(ctx.err(
+                        st,
+                        &sw,
+                        format!("a {ty:?} step in a threadblock without a send peer"),
+                    ));
+                }
+                if kind.receives() && recv < 0 {
+                    return Err(ctx.err(
+                        st,
+                        &sw,
+                        format!("a {ty:?} step in a threadblock without a receive peer"),
+                    ));
+                }
+                if kind != StepKind::Nop && cnt == 0 {
+                    return Err(ctx.err(st, &sw, "cnt=0 moves nothing"));
+                }
+                // The local side of the step must lie inside its buffer.
+                let size = |b: Buf| match b {
+                    Buf::Input => gpu.i_chunks,
+                    Buf::Output => gpu.o_chunks,
+                    Buf::Scratch => gpu.s_chunks,
+                };
+                let local_src = matches!(kind, StepKind::Send | StepKind::Copy);
+                let local_dst = matches!(
+                    kind,
+                    StepKind::Recv | StepKind::RecvCopySend | StepKind::Copy
+                );
+                for (is_local, b, off, key) in [
+                    (local_src, step.srcbuf, step.srcoff, "srcoff"),
+                    (local_dst, step.dstbuf, step.dstoff, "dstoff"),
+                ] {
+                    if is_local && (off < 0 || off as u64 + cnt as u64 > size(b)) {
+                        return Err(ctx.err(
+                            st,
+                            &sw,
+                            format!(
+                                "{key}={off} cnt={cnt} is outside buffer {:?} of {} chunks",
+                                b.as_str(),
+                                size(b)
+                            ),
+                        ));
+                    }
+                }
+                tb.steps.push(step);
+            }
+            gpu.tbs.push(tb);
+        }
+        // The executor wants threadblock ids 0..n without holes.
+        let n = gpu.tbs.len() as u64;
+        if let Some(t) = gpu.tbs.iter().find(|t| t.id as u64 >= n) {
+            return Err(InteropError::Invalid(format!(
+                "line {}, column {}: gpu {id}, tb {}: threadblock ids must be 0..{} without gaps",
+                t.at.0, t.at.1, t.id, n
+            )));
+        }
+        gpu.tbs.sort_by_key(|t| t.id);
+        program.gpus.push(gpu);
+    }
+    if program.gpus.len() as u64 != ngpus {
+        let missing = (0..ngpus).find(|g| !seen_gpu.contains(g)).unwrap_or(0);
+        return Err(ctx.err(
+            algo,
+            "",
+            format!("ngpus={ngpus} but gpu {missing} has no <gpu> element"),
+        ));
+    }
+    program.gpus.sort_by_key(|g| g.id);
+    // Dependencies name a step of another threadblock of the same gpu.
+    for g in &program.gpus {
+        for t in &g.tbs {
+            for (k, st) in t.steps.iter().enumerate() {
+                if let Some((depid, deps)) = st.dep {
+                    let ok = g
+                        .tbs
+                        .get(depid as usize)
+                        .is_some_and(|d| (deps as usize) < d.steps.len());
+                    if !ok {
+                        return Err(InteropError::Invalid(format!(
+                            "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which gpu {} does not have",
+                            st.at.0, st.at.1, g.id, t.id, g.id
+                        )));
+                    }
+                    if !g.tbs[depid as usize].steps[deps as usize].hasdep {
+                        return Err(InteropError::Invalid(format!(
+                            "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which has hasdep=\"0\" (the executor raises the flag a dependency waits for only at hasdep=\"1\" steps)",
+                            st.at.0, st.at.1, g.id, t.id
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(program)
+}
