@@ -13,6 +13,7 @@
 //! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: via the one-port engine | independent (port splitting, Euler orientation, König) |
 
 mod factor_peel;
+mod fcolour_ilp;
 pub mod greedy;
 pub mod koenig;
 pub mod multiport;
