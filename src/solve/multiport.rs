@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
-//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP) | valid; status from the multi-port bounds |
+//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (edges x ticks <= 40,000, under the deadline) | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
 //! *Port splitting.* Slot `v` becomes `ports(v)` sender copies and
 //! `ports(v)` receiver copies; its chunks, laid out demand after demand, go
