@@ -68,6 +68,21 @@ fn rails_with_three_ports_are_proven_on_the_grid() {
     assert!(unproven.is_empty(), "not proven: {unproven:?}");
 }
 
+/// High multiplicities (hundreds of ticks): column generation over
+/// f-matchings, rounded, with the MIP on the residual, reaches the bound.
+#[test]
+fn rails_at_high_multiplicity_reach_the_bound() {
+    for (n, mult) in [(7, 50), (9, 100)] {
+        let sol = solve_verified(&rails(n, mult), None);
+        assert_eq!(
+            sol.status,
+            Status::Optimal,
+            "rails {n} x 3, mult {mult}: {sol:?}"
+        );
+        assert_eq!(sol.stats.solver, "multiport-fcolour-colgen");
+    }
+}
+
 /// Minimum ticks of a tiny STRICT1 instance with ports, by exhaustive
 /// search over f-colourings: chunks in order, each to a tick where both
 /// ends have a free port; a new tick only as the next unused one.

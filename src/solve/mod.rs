@@ -13,6 +13,7 @@
 //! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: the one-port engine on a port split, then an f-colouring MIP at the bound | independent (port splitting, Euler orientation, König); the MIP grows with edges x ticks |
 
 mod factor_peel;
+mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod greedy;
 pub mod koenig;

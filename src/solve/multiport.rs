@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
-//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (edges x ticks <= 40,000, under the deadline) | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
+//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
 //! *Port splitting.* Slot `v` becomes `ports(v)` sender copies and
 //! `ports(v)` receiver copies; its chunks, laid out demand after demand, go
@@ -38,6 +38,7 @@ use crate::bounds::{simple_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
+use crate::solve::fcolour_colgen::colgen_f_colouring;
 use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
 use crate::solve::koenig::Koenig;
 use std::time::Instant;
@@ -507,12 +508,18 @@ fn strict1_split(
 /// Largest MIP (edges x ticks integer variables) [`strict1_exact_ports`]
 /// builds.
 const EXACT_MAX_VARIABLES: u64 = 40_000;
+/// Largest tick count for the MIP on the whole instance; above it, column
+/// generation and the MIP on the residual (on rails 7 x 3 at multiplicity
+/// 50, 210 ticks, the whole MIP did not finish in 10 s).
+const DIRECT_MAX_TICKS: u64 = 64;
 /// Time the MIP may take in a solve without a time limit.
 const EXACT_DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// STRICT1 with odd ports, exactly: an f-colouring with `target` ticks by
-/// the MIP of [`super::fcolour_ilp`], where it fits and finishes before the
-/// deadline. The solution is re-checked (every edge's chunks sent, no slot
+/// STRICT1 with odd ports, exactly: an f-colouring with the bound's ticks
+/// by the MIP of [`super::fcolour_ilp`] on the whole instance (up to
+/// [`DIRECT_MAX_TICKS`] ticks), or else by column generation over
+/// f-matchings from the `split` schedule's rounds, rounded, with the MIP on
+/// the residual ([`super::fcolour_colgen`]), before the deadline. The solution is re-checked (every edge's chunks sent, no slot
 /// over its ports in any tick) before it becomes a schedule. `Err(true)`
 /// when the deadline stopped the search, `Err(false)` for any other miss
 /// (too large, infeasible, a HiGHS failure).
@@ -520,7 +527,8 @@ fn strict1_exact_ports(
     inst: &Instance,
     bounds: &Bounds,
     opts: &SolveOptions,
-) -> Result<Schedule, bool> {
+    split: &Schedule,
+) -> Result<(Schedule, &'static str), bool> {
     let target = bounds.best.ticks;
     let g = DemandGraph::new(inst);
     let ports: Vec<u32> = (0..inst.slots as usize).map(|v| inst.port(v)).collect();
@@ -539,56 +547,98 @@ fn strict1_exact_ports(
     if ports.iter().map(|&p| p as u64).sum::<u64>() % 2 == 1 && !odd_sets.contains(&all) {
         odd_sets.push(all);
     }
-    let ticks = match f_colourable(
-        &ports,
-        &edges,
-        &odd_sets,
-        target,
-        deadline,
-        EXACT_MAX_VARIABLES,
-    ) {
-        FOutcome::Feasible(ticks) => ticks,
-        FOutcome::Infeasible => return Err(false),
-        FOutcome::TimedOut => return Err(true),
-        FOutcome::Unknown(_) => return Err(false),
+    // Small enough: the MIP on the whole instance; else column generation
+    // from the split's rounds, rounded, and the MIP on the residual.
+    let direct = target <= DIRECT_MAX_TICKS
+        && (edges.len() as u128) * (target as u128) <= EXACT_MAX_VARIABLES as u128;
+    let rounds: Vec<(u64, Vec<(u32, u64)>)> = if direct {
+        match f_colourable(
+            &ports,
+            &edges,
+            &odd_sets,
+            target,
+            deadline,
+            EXACT_MAX_VARIABLES,
+        ) {
+            FOutcome::Feasible(ticks) => ticks.into_iter().map(|t| (1, t)).collect(),
+            FOutcome::TimedOut => return Err(true),
+            FOutcome::Infeasible | FOutcome::Unknown(_) => return Err(false),
+        }
+    } else {
+        let mut edge_of = vec![0u32; inst.demands().len()];
+        for (e, u) in g.undirected.iter().enumerate() {
+            for &(d, _) in &u.demands {
+                edge_of[d as usize] = e as u32;
+            }
+        }
+        let mut start: std::collections::BTreeMap<Vec<(u32, u64)>, u64> = Default::default();
+        for r in &split.rounds {
+            let mut col: Vec<(u32, u64)> = Vec::new();
+            let mut es: Vec<u32> = r.demands.iter().map(|&d| edge_of[d as usize]).collect();
+            es.sort_unstable();
+            for e in es {
+                match col.last_mut() {
+                    Some((x, k)) if *x == e => *k += 1,
+                    _ => col.push((e, 1)),
+                }
+            }
+            *start.entry(col).or_default() += r.repeat;
+        }
+        colgen_f_colouring(
+            &ports,
+            &edges,
+            &odd_sets,
+            start.into_keys().collect(),
+            target,
+            deadline,
+            EXACT_MAX_VARIABLES,
+        )?
     };
-    // Re-check the MIP's answer in integers.
-    let mut sent = vec![0u64; edges.len()];
-    for tick in &ticks {
+    // Re-check the answer in integers (HiGHS works in floating point).
+    let mut sent = vec![0u128; edges.len()];
+    let mut total = 0u128;
+    for (repeat, tick) in &rounds {
         let mut load = vec![0u64; ports.len()];
         for &(e, k) in tick {
             let (a, b, _) = edges[e as usize];
-            sent[e as usize] += k;
+            sent[e as usize] += k as u128 * *repeat as u128;
             load[a as usize] += k;
             load[b as usize] += k;
         }
         if (0..ports.len()).any(|v| load[v] > ports[v] as u64) {
             return Err(false);
         }
+        total += *repeat as u128;
     }
-    if sent.iter().zip(&edges).any(|(&s, e)| s != e.2) {
+    if total > target as u128 || sent.iter().zip(&edges).any(|(&s, e)| s != e.2 as u128) {
         return Err(false);
     }
     // Equal ticks next to each other become one round.
-    let mut rounds: Vec<Vec<u32>> = ticks
+    let mut rounds: Vec<(Vec<u32>, u64)> = rounds
         .iter()
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            t.iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(repeat, t)| {
+            let pools = t
+                .iter()
                 .flat_map(|&(e, k)| std::iter::repeat(e).take(k as usize))
-                .collect()
+                .collect();
+            (pools, *repeat)
         })
         .collect();
     rounds.sort();
     let mut compact: Vec<(u64, Vec<u32>)> = Vec::new();
-    for r in rounds {
+    for (r, repeat) in rounds {
         match compact.last_mut() {
-            Some((k, last)) if *last == r => *k += 1,
-            _ => compact.push((1, r)),
+            Some((k, last)) if *last == r => *k += repeat,
+            _ => compact.push((repeat, r)),
         }
     }
     let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
-    Ok(PoolMapper::new(&pools).map(&compact))
+    let name = match direct {
+        true => "multiport-fcolour-ilp",
+        false => "multiport-fcolour-colgen",
+    };
+    Ok((PoolMapper::new(&pools).map(&compact), name))
 }
 
 /// The multi-port solver: picks the method of the module table.
@@ -618,10 +668,10 @@ impl Solver for Multiport {
                 cut.extend(split_cut);
                 let target = bounds.best.ticks;
                 let exact = (split.ticks() > target && !self.greedy_only)
-                    .then(|| strict1_exact_ports(inst, bounds, opts));
+                    .then(|| strict1_exact_ports(inst, bounds, opts, &split));
                 match exact {
-                    Some(Ok(exact)) if exact.ticks() < split.ticks() => {
-                        (exact, "multiport-fcolour-ilp".to_string())
+                    Some(Ok((exact, method))) if exact.ticks() < split.ticks() => {
+                        (exact, method.to_string())
                     }
                     Some(Err(true)) => {
                         cut.push("exact".to_string());
