@@ -23,6 +23,9 @@ use super::fcolour_ilp::{f_colourable, FOutcome};
 use highs::{ColProblem, HighsModelStatus, Sense};
 use std::time::Instant;
 
+/// Rounds of an f-colouring: `(repeat, [(pair, chunks)])`.
+pub(crate) type PairRounds = Vec<(u64, Vec<(u32, u64)>)>;
+
 /// A column enters while its dual weight exceeds `1 + EPS`.
 const EPS: f64 = 1e-7;
 /// Pricing rounds at most.
@@ -41,7 +44,7 @@ pub(crate) fn colgen_f_colouring(
     target: u64,
     deadline: Instant,
     max_vars: u64,
-) -> Result<Vec<(u64, Vec<(u32, u64)>)>, bool> {
+) -> Result<PairRounds, bool> {
     let mut columns = start;
     let mut y = Vec::new();
     for _ in 0..MAX_ROUNDS {
@@ -95,7 +98,7 @@ pub(crate) fn colgen_f_colouring(
             max_vars,
         ) {
             FOutcome::Feasible(ticks) => {
-                let mut rounds: Vec<(u64, Vec<(u32, u64)>)> = columns
+                let mut rounds: PairRounds = columns
                     .iter()
                     .zip(&keep)
                     .filter(|(_, &k)| k > 0)

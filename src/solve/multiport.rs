@@ -38,7 +38,7 @@ use crate::bounds::{simple_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
-use crate::solve::fcolour_colgen::colgen_f_colouring;
+use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
 use crate::solve::koenig::Koenig;
 use std::time::Instant;
@@ -551,7 +551,7 @@ fn strict1_exact_ports(
     // from the split's rounds, rounded, and the MIP on the residual.
     let direct = target <= DIRECT_MAX_TICKS
         && (edges.len() as u128) * (target as u128) <= EXACT_MAX_VARIABLES as u128;
-    let rounds: Vec<(u64, Vec<(u32, u64)>)> = if direct {
+    let rounds: PairRounds = if direct {
         match f_colourable(
             &ports,
             &edges,
