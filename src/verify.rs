@@ -15,7 +15,10 @@
 //! 6. `proof`: `optimal_exhaustive` needs a [`Proof`] bound to this
 //!    instance's hash and to `lower_bound` ticks, checked by
 //!    [`crate::proof::check_proof`] (a DRAT refutation of a CNF re-derived
-//!    here, or a complementary-slackness argument re-enumerated here).
+//!    here, or a complementary-slackness argument re-enumerated here). With
+//!    multi-port slots (DESIGN.md §11) the CNF is the f-colouring one and
+//!    the hash covers ports and per-demand bandwidths; dual proofs are
+//!    one-port only.
 //!
 //! A part that was not checked is reported as such, never as verified. A
 //! wrong optimality claim is the worst bug this project can have, so this
@@ -329,14 +332,6 @@ pub fn verify_claim(
             false,
             "optimal_exhaustive: the summary carries no proof object, so the claim is unchecked"
                 .into(),
-        ),
-        (Status::OptimalExhaustive, Some(p)) if inst.is_multiport() => l.check(
-            Part::Proof,
-            false,
-            format!(
-                "{} proof refused: proofs refute one-port colourings, and this instance has multi-port slots or per-demand bandwidths",
-                p.body.kind()
-            ),
         ),
         (Status::OptimalExhaustive, Some(p)) if !witness_ok => l.check(
             Part::Proof,

@@ -1,19 +1,33 @@
-//! The CNF "the STRICT1 chunk multigraph is edge-colourable with `T`
-//! colours" (T ticks), re-derived from the instance by anyone who checks a
-//! DRAT proof.
+//! The CNF "the STRICT1 chunk multigraph is f-colourable with `T`
+//! colours" (T ticks, f = ports: slot `v` in at most `ports(v)` transfers
+//! per tick, DESIGN.md §11), re-derived from the instance by anyone who
+//! checks a DRAT proof. With one port per slot it is plain edge colouring.
 //!
 //! Variables: `x(i, c)` = chunk `i` is sent in tick `c`, numbered
 //! `i * T + c + 1` (chunks in support order: pairs sorted, each pair's
-//! chunks consecutive). Clauses, in this order:
-//! 1. symmetry breaking: the chunks of the lowest-numbered slot of maximum
-//!    degree get ticks `0, 1, 2, ...` in chunk order (unit clauses). Sound
-//!    because ticks are interchangeable: any colouring, its ticks permuted,
-//!    gives that slot's distinct ticks in this order;
+//! chunks consecutive); then the counter variables of clause group 3.
+//! Clauses, in this order:
+//! 1. symmetry breaking (unit clauses), sound because ticks are
+//!    interchangeable. If some slot has one port: the chunks of the
+//!    lowest-numbered one-port slot of maximum degree among the one-port
+//!    slots get ticks `0, 1, 2, ...` in chunk order, when its degree is at
+//!    most `T` (any colouring, its ticks permuted, gives that slot's
+//!    distinct ticks in this order). Otherwise chunk 0 gets tick 0;
 //! 2. at least one tick per chunk;
-//! 3. at most one chunk per slot per tick (pairwise).
+//! 3. per slot `v` and tick `c` (slots ascending, then ticks), at most
+//!    `p = ports(v)` of the slot's chunks (`k` of them, in chunk order):
+//!    nothing when `k <= p`; pairwise clauses `-x(i,c) -x(j,c)` when
+//!    `p = 1`; otherwise Sinz's sequential counter (CP 2005) with
+//!    `(k - 1) p` new variables `s(r, j)` ("at least `j` of the first `r`
+//!    chunks", `r < k`, `j <= p`, numbered next in `(r, j)` order), and for
+//!    the chunk literals `x_1..x_k`: `-x_1 s(1,1)`; `-s(1,j)` for `j > 1`;
+//!    for `1 < r < k`: `-x_r s(r,1)`, `-s(r-1,1) s(r,1)`, then for `j > 1`
+//!    `-x_r -s(r-1,j-1) s(r,j)` and `-s(r-1,j) s(r,j)`, then
+//!    `-x_r -s(r-1,p)`; last `-x_k -s(k-1,p)`.
 //!
 //! A chunk given two ticks can drop one, so no at-most-one-tick-per-chunk
-//! clauses are needed for the refutation to mean "no schedule".
+//! clauses are needed for the refutation to mean "no schedule". Several
+//! chunks of one pair may share a tick (several rails).
 
 use super::{support, ProofError};
 use crate::instance::Instance;
@@ -57,6 +71,7 @@ impl Cnf {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CnfSize {
     pub chunks: u64,
+    /// All variables: the `chunks x T` tick variables and the counters'.
     pub variables: u64,
     pub literals: u64,
 }
@@ -64,6 +79,22 @@ pub struct CnfSize {
 /// Prices the CNF before building it (what `verify` charges its budget).
 pub fn cnf_size(inst: &Instance, ticks: u64) -> Result<CnfSize, ProofError> {
     Ok(degrees(inst, &support(inst)?, ticks)?.1)
+}
+
+/// Literals and new variables of the at-most-`p` clauses over `k` chunk
+/// literals for one tick (module docs, clause group 3), checked.
+fn at_most_size(k: u64, p: u64) -> Option<(u64, u64)> {
+    if k <= p {
+        Some((0, 0))
+    } else if p == 1 {
+        Some((k.checked_mul(k - 1)?, 0))
+    } else {
+        // first chunk: 2 + (p - 1); middle chunks: 2 + 2 + 5 (p - 1) + 2;
+        // last chunk: 2.
+        let middle = (k - 2).checked_mul(p.checked_sub(1)?.checked_mul(5)?.checked_add(6)?)?;
+        let lits = middle.checked_add(p + 3)?;
+        Some((lits, (k - 1).checked_mul(p)?))
+    }
 }
 
 /// Per-slot chunk counts and the CNF's size.
@@ -87,19 +118,21 @@ fn degrees(
             .checked_add(e.mult)
             .ok_or(ProofError::Overflow("chunks"))?;
     }
-    let vars = chunks
+    let mut vars = chunks
         .checked_mul(t)
         .ok_or(ProofError::Overflow("variables"))?;
     let mut lits = vars; // at-least-one clauses
-    for &d in &deg {
-        // pairs * 2 literals * T
-        let pairs = d
-            .checked_mul(d.saturating_sub(1))
-            .ok_or(ProofError::Overflow("literals"))?;
-        lits = pairs
+    for (v, &d) in deg.iter().enumerate() {
+        let (l, a) =
+            at_most_size(d, inst.port(v) as u64).ok_or(ProofError::Overflow("literals"))?;
+        lits = l
             .checked_mul(t)
-            .and_then(|p| lits.checked_add(p))
+            .and_then(|x| lits.checked_add(x))
             .ok_or(ProofError::Overflow("literals"))?;
+        vars = a
+            .checked_mul(t)
+            .and_then(|x| vars.checked_add(x))
+            .ok_or(ProofError::Overflow("variables"))?;
     }
     Ok((
         deg,
@@ -109,6 +142,42 @@ fn degrees(
             literals: lits,
         },
     ))
+}
+
+/// Appends the at-most-`p` clauses over `xs` (module docs, group 3),
+/// numbering counter variables from `*next`.
+fn at_most(xs: &[i32], p: usize, next: &mut i32, clauses: &mut Vec<Vec<i32>>) {
+    let k = xs.len();
+    if k <= p {
+        return;
+    }
+    if p == 1 {
+        for (a, &x) in xs.iter().enumerate() {
+            for &y in &xs[a + 1..] {
+                clauses.push(vec![-x, -y]);
+            }
+        }
+        return;
+    }
+    let base = *next;
+    // s(r, j), r in 1..k, j in 1..=p.
+    let s = |r: usize, j: usize| base + ((r - 1) * p + (j - 1)) as i32;
+    *next += ((k - 1) * p) as i32;
+    clauses.push(vec![-xs[0], s(1, 1)]);
+    for j in 2..=p {
+        clauses.push(vec![-s(1, j)]);
+    }
+    for r in 2..k {
+        let x = xs[r - 1];
+        clauses.push(vec![-x, s(r, 1)]);
+        clauses.push(vec![-s(r - 1, 1), s(r, 1)]);
+        for j in 2..=p {
+            clauses.push(vec![-x, -s(r - 1, j - 1), s(r, j)]);
+            clauses.push(vec![-s(r - 1, j), s(r, j)]);
+        }
+        clauses.push(vec![-x, -s(r - 1, p)]);
+    }
+    clauses.push(vec![-xs[k - 1], -s(k - 1, p)]);
 }
 
 /// Builds the CNF for `inst` and `ticks`, or refuses above the limits.
@@ -140,12 +209,20 @@ pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
         }
     }
     let mut clauses = Vec::new();
-    // 1. symmetry breaking at the first slot of maximum degree (if it fits).
-    let dmax = deg.iter().copied().max().unwrap_or(0);
-    if let Some(v) = deg.iter().position(|&d| d == dmax) {
-        if dmax <= t {
-            for (k, &chunk) in incident[v].iter().enumerate() {
-                clauses.push(vec![var(chunk, k as u64)]);
+    // 1. symmetry breaking.
+    let one_port = |v: usize| inst.port(v) == 1;
+    let dmax = (0..n).filter(|&v| one_port(v)).map(|v| deg[v]).max();
+    match dmax.and_then(|d| (0..n).find(|&v| one_port(v) && deg[v] == d)) {
+        Some(v) => {
+            if deg[v] <= t {
+                for (k, &chunk) in incident[v].iter().enumerate() {
+                    clauses.push(vec![var(chunk, k as u64)]);
+                }
+            }
+        }
+        None => {
+            if chunks > 0 && t > 0 {
+                clauses.push(vec![var(0, 0)]);
             }
         }
     }
@@ -153,16 +230,15 @@ pub fn colourable_cnf(inst: &Instance, ticks: u64) -> Result<Cnf, ProofError> {
     for chunk in 0..chunks {
         clauses.push((0..t).map(|c| var(chunk, c)).collect());
     }
-    // 3. at most one chunk per slot per tick.
-    for inc in &incident {
+    // 3. at most ports(v) chunks per slot per tick.
+    let mut next_var = (chunks * t + 1) as i32;
+    for (v, inc) in incident.iter().enumerate() {
         for c in 0..t {
-            for (x, &i) in inc.iter().enumerate() {
-                for &j in &inc[x + 1..] {
-                    clauses.push(vec![-var(i, c), -var(j, c)]);
-                }
-            }
+            let xs: Vec<i32> = inc.iter().map(|&i| var(i, c)).collect();
+            at_most(&xs, inst.port(v) as usize, &mut next_var, &mut clauses);
         }
     }
+    debug_assert_eq!(next_var as u64, vars + 1);
     Ok(Cnf {
         variables: vars as u32, // vars <= MAX_VARIABLES
         clauses,

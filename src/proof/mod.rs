@@ -7,14 +7,16 @@
 //! that no STRICT1 schedule of `T` ticks exists. Two kinds:
 //!
 //! - [`ProofBody::Drat`]: a DRAT refutation of the CNF "the chunk multigraph
-//!   is edge-colourable with `T` colours" ([`cnf`]), checked by the forward
-//!   RUP checker in [`drat`] against the CNF that this module re-derives from
-//!   the instance; fits small chunk multigraphs.
+//!   is edge-colourable with `T` colours" ([`cnf`]; with multi-port slots,
+//!   f-colourable: at most `ports(v)` chunks per slot and tick), checked by
+//!   the forward RUP checker in [`drat`] against the CNF that this module
+//!   re-derives from the instance; fits small chunk multigraphs.
 //! - [`ProofBody::Dual`]: a matching-LP dual of value `T` (complementary
 //!   slackness restricts every `T`-tick schedule to the matchings of zero
 //!   reduced cost), and the restricted integer system has no non-negative
 //!   integer solution, checked in exact rational arithmetic ([`dual`]); fits
-//!   high multiplicities on a small support (Petersen x 1001).
+//!   high multiplicities on a small support (Petersen x 1001). One port per
+//!   slot only.
 //!
 //! This module shares no code with the solvers (`colour`, `solve`): the
 //! solvers call it to self-check a proof before claiming it, and `verify`
@@ -125,18 +127,36 @@ pub struct ProofCheck {
 
 /// SHA-256 (hex) of the normalised instance: model, slots, bw and the
 /// merged, sorted demands (the instance's own normal form), independent of
-/// how the file was written.
+/// how the file was written. A multi-port instance (DESIGN.md §11) is
+/// hashed in a second form (`v2`) that adds every slot's ports and every
+/// demand's bandwidth, so a proof about one port layout or bandwidth never
+/// passes for another; copyspace-guard v0 instances keep the `v1` form.
 pub fn instance_sha256(inst: &Instance) -> String {
     let mut h = Sha256::new();
+    let multiport = inst.is_multiport();
     h.update(
         format!(
-            "tickopt-proof-instance-v1\nmodel={}\nslots={}\nbw={}\n",
-            inst.model, inst.slots, inst.bw
+            "tickopt-proof-instance-{}\nmodel={}\nslots={}\nbw={}\n",
+            if multiport { "v2" } else { "v1" },
+            inst.model,
+            inst.slots,
+            inst.bw
         )
         .as_bytes(),
     );
-    for d in inst.demands() {
-        h.update(format!("{},{},{}\n", d.src, d.dst, d.bits).as_bytes());
+    if multiport {
+        let ports: Vec<String> = (0..inst.slots as usize)
+            .map(|v| inst.port(v).to_string())
+            .collect();
+        h.update(format!("ports={}\n", ports.join(",")).as_bytes());
+    }
+    for (i, d) in inst.demands().iter().enumerate() {
+        match multiport {
+            false => h.update(format!("{},{},{}\n", d.src, d.dst, d.bits).as_bytes()),
+            true => h.update(
+                format!("{},{},{},{}\n", d.src, d.dst, d.bits, inst.demand_bw(i)).as_bytes(),
+            ),
+        }
     }
     hex(&h.finalize())
 }
@@ -212,6 +232,12 @@ pub fn check_proof(
     )];
     match &proof.body {
         ProofBody::Drat(p) => steps.extend(drat::check(inst, ticks, p, &mut work)?),
+        // The dual's tight sets are matchings: one port per slot only.
+        ProofBody::Dual(_) if !inst.is_single_port() => {
+            return Err(ProofError::Invalid(
+                "a dual proof refutes one-port colourings; this instance has multi-port slots (a DRAT proof of the f-colouring CNF fits)".into(),
+            ))
+        }
         ProofBody::Dual(p) => steps.extend(dual::check(inst, ticks, p, &mut work)?),
     }
     Ok(ProofCheck {

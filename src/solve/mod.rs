@@ -10,10 +10,12 @@
 //! | [`koenig::Koenig`] | READ1_WRITE1 | yes: Delta ticks | independent (weighted perfect matchings); at few chunks per pair, Euler splits ([`crate::colour::bipartite_split`], O(chunks log Delta)) |
 //! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts, O(log) growth |
 //! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
-//! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: via the one-port engine | independent (port splitting, Euler orientation, König) |
+//! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: the one-port engine on a port split, then an f-colouring MIP at the bound | independent (port splitting, Euler orientation, König); the MIP grows with edges x ticks |
 
 mod bit_split;
 mod factor_peel;
+mod fcolour_colgen;
+mod fcolour_ilp;
 pub mod greedy;
 pub mod koenig;
 pub mod multiport;

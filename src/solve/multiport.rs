@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
-//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP) | valid; status from the multi-port bounds |
+//! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
 //! *Port splitting.* Slot `v` becomes `ports(v)` sender copies and
 //! `ports(v)` receiver copies; its chunks, laid out demand after demand, go
@@ -38,6 +38,8 @@ use crate::bounds::{simple_bounds, Bounds};
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
+use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
+use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
 use crate::solve::koenig::Koenig;
 use std::time::Instant;
 
@@ -393,7 +395,11 @@ pub fn strict1_even_ports(inst: &Instance) -> Schedule {
 /// slots sharing its chunks evenly (as in port splitting, but undirected),
 /// and the one-port STRICT1 engine solves the result. Valid, not always
 /// optimal: the split is one choice among many.
-fn strict1_split(inst: &Instance, opts: &SolveOptions, greedy_only: bool) -> (Schedule, String) {
+fn strict1_split(
+    inst: &Instance,
+    opts: &SolveOptions,
+    greedy_only: bool,
+) -> (Schedule, String, Vec<String>) {
     let g = DemandGraph::new(inst);
     let arcs: Vec<ArcCount> = g
         .undirected
@@ -433,7 +439,7 @@ fn strict1_split(inst: &Instance, opts: &SolveOptions, greedy_only: bool) -> (Sc
     }
     let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
     if pieces.is_empty() {
-        return (Schedule::new(), "multiport-split".into());
+        return (Schedule::new(), "multiport-split".into(), Vec::new());
     }
     let limits = Limits {
         max_slots: u32::MAX,
@@ -451,13 +457,18 @@ fn strict1_split(inst: &Instance, opts: &SolveOptions, greedy_only: bool) -> (Sc
         &limits,
     )
     .expect("split instance of a valid instance is valid");
+    // The one-port engine gets what is left of this solve's time, not a
+    // fresh limit of its own.
     let request = crate::SolveRequest {
         solver: if greedy_only {
             crate::SolverChoice::Greedy
         } else {
             crate::SolverChoice::Auto
         },
-        time_limit: opts.time_limit,
+        time_limit: opts
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+            .or(opts.time_limit),
     };
     let sol = crate::solve_instance(&split, &request)
         .expect("the one-port engine validates its own schedules");
@@ -476,10 +487,158 @@ fn strict1_split(inst: &Instance, opts: &SolveOptions, greedy_only: bool) -> (Sc
             )
         })
         .collect();
+    let cut = sol
+        .stats
+        .details
+        .get(super::CUT_SHORT)
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
     (
         PoolMapper::new(&pools).map(&rounds),
         format!("multiport-split+{}", sol.stats.solver),
+        cut,
     )
+}
+
+/// Largest MIP (edges x ticks integer variables) [`strict1_exact_ports`]
+/// builds.
+const EXACT_MAX_VARIABLES: u64 = 40_000;
+/// Largest tick count for the MIP on the whole instance; above it, column
+/// generation and the MIP on the residual (on rails 7 x 3 at multiplicity
+/// 50, 210 ticks, the whole MIP did not finish in 10 s).
+const DIRECT_MAX_TICKS: u64 = 64;
+/// Time the MIP may take in a solve without a time limit.
+const EXACT_DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// STRICT1 with odd ports, exactly: an f-colouring with the bound's ticks
+/// by the MIP of [`super::fcolour_ilp`] on the whole instance (up to
+/// [`DIRECT_MAX_TICKS`] ticks), or else by column generation over
+/// f-matchings from the `split` schedule's rounds, rounded, with the MIP on
+/// the residual ([`super::fcolour_colgen`]), before the deadline. The solution is re-checked (every edge's chunks sent, no slot
+/// over its ports in any tick) before it becomes a schedule. `Err(true)`
+/// when the deadline stopped the search, `Err(false)` for any other miss
+/// (too large, infeasible, a HiGHS failure).
+fn strict1_exact_ports(
+    inst: &Instance,
+    bounds: &Bounds,
+    opts: &SolveOptions,
+    split: &Schedule,
+) -> Result<(Schedule, &'static str), bool> {
+    let target = bounds.best.ticks;
+    let g = DemandGraph::new(inst);
+    let ports: Vec<u32> = (0..inst.slots as usize).map(|v| inst.port(v)).collect();
+    let edges = g.edge_triples();
+    let deadline = opts
+        .deadline
+        .unwrap_or_else(|| Instant::now() + opts.time_limit.unwrap_or(EXACT_DEFAULT_TIME));
+    // The odd-port witness set, and all slots when their ports add up odd.
+    let mut odd_sets: Vec<Vec<u32>> = Vec::new();
+    if let Some(crate::bounds::Witness::OddPortSet { slots, .. }) =
+        bounds.odd_set.as_ref().map(|b| &b.witness)
+    {
+        odd_sets.push(slots.clone());
+    }
+    let all: Vec<u32> = (0..inst.slots).collect();
+    if ports.iter().map(|&p| p as u64).sum::<u64>() % 2 == 1 && !odd_sets.contains(&all) {
+        odd_sets.push(all);
+    }
+    // Small enough: the MIP on the whole instance; else column generation
+    // from the split's rounds, rounded, and the MIP on the residual.
+    let direct = target <= DIRECT_MAX_TICKS
+        && (edges.len() as u128) * (target as u128) <= EXACT_MAX_VARIABLES as u128;
+    let rounds: PairRounds = if direct {
+        match f_colourable(
+            &ports,
+            &edges,
+            &odd_sets,
+            target,
+            deadline,
+            EXACT_MAX_VARIABLES,
+        ) {
+            FOutcome::Feasible(ticks) => ticks.into_iter().map(|t| (1, t)).collect(),
+            FOutcome::TimedOut => return Err(true),
+            FOutcome::Infeasible | FOutcome::Unknown(_) => return Err(false),
+        }
+    } else {
+        let mut edge_of = vec![0u32; inst.demands().len()];
+        for (e, u) in g.undirected.iter().enumerate() {
+            for &(d, _) in &u.demands {
+                edge_of[d as usize] = e as u32;
+            }
+        }
+        let mut start: std::collections::BTreeMap<Vec<(u32, u64)>, u64> = Default::default();
+        for r in &split.rounds {
+            let mut col: Vec<(u32, u64)> = Vec::new();
+            let mut es: Vec<u32> = r.demands.iter().map(|&d| edge_of[d as usize]).collect();
+            es.sort_unstable();
+            for e in es {
+                match col.last_mut() {
+                    Some((x, k)) if *x == e => *k += 1,
+                    _ => col.push((e, 1)),
+                }
+            }
+            *start.entry(col).or_default() += r.repeat;
+        }
+        colgen_f_colouring(
+            &ports,
+            &edges,
+            &odd_sets,
+            start.into_keys().collect(),
+            target,
+            deadline,
+            EXACT_MAX_VARIABLES,
+        )?
+    };
+    // Re-check the answer in integers (HiGHS works in floating point).
+    let mut sent = vec![0u128; edges.len()];
+    let mut total = 0u128;
+    for (repeat, tick) in &rounds {
+        let mut load = vec![0u64; ports.len()];
+        for &(e, k) in tick {
+            let (a, b, _) = edges[e as usize];
+            sent[e as usize] += k as u128 * *repeat as u128;
+            load[a as usize] += k;
+            load[b as usize] += k;
+        }
+        if (0..ports.len()).any(|v| load[v] > ports[v] as u64) {
+            return Err(false);
+        }
+        total += *repeat as u128;
+    }
+    if total > target as u128 || sent.iter().zip(&edges).any(|(&s, e)| s != e.2 as u128) {
+        return Err(false);
+    }
+    // Equal ticks next to each other become one round.
+    let mut rounds: Vec<(Vec<u32>, u64)> = rounds
+        .iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(repeat, t)| {
+            let pools = t
+                .iter()
+                .flat_map(|&(e, k)| std::iter::repeat(e).take(k as usize))
+                .collect();
+            (pools, *repeat)
+        })
+        .collect();
+    rounds.sort();
+    let mut compact: Vec<(u64, Vec<u32>)> = Vec::new();
+    for (r, repeat) in rounds {
+        match compact.last_mut() {
+            Some((k, last)) if *last == r => *k += repeat,
+            _ => compact.push((repeat, r)),
+        }
+    }
+    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    let name = match direct {
+        true => "multiport-fcolour-ilp",
+        false => "multiport-fcolour-colgen",
+    };
+    Ok((PoolMapper::new(&pools).map(&compact), name))
 }
 
 /// The multi-port solver: picks the method of the module table.
@@ -496,18 +655,40 @@ impl Solver for Multiport {
 
     fn solve(&self, inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
+        // Phases the time limit cut short (`CUT_SHORT` in the details).
+        let mut cut: Vec<String> = Vec::new();
         let (schedule, name) = match inst.model {
             Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
             Model::Strict1 if inst.ports().all_even() => (
                 strict1_even_ports(inst),
                 "multiport-hakimi-kariv".to_string(),
             ),
-            Model::Strict1 => strict1_split(inst, opts, self.greedy_only),
+            Model::Strict1 => {
+                let (split, name, split_cut) = strict1_split(inst, opts, self.greedy_only);
+                cut.extend(split_cut);
+                let target = bounds.best.ticks;
+                let exact = (split.ticks() > target && !self.greedy_only)
+                    .then(|| strict1_exact_ports(inst, bounds, opts, &split));
+                match exact {
+                    Some(Ok((exact, method))) if exact.ticks() < split.ticks() => {
+                        (exact, method.to_string())
+                    }
+                    Some(Err(true)) => {
+                        cut.push("exact".to_string());
+                        (split, name)
+                    }
+                    _ => (split, name),
+                }
+            }
         };
-        // Statuses come from the multi-port bounds alone: an exhaustive
-        // proof about the split instance says nothing about this one, so
-        // none is claimed (`optimal`, `within_one` or `feasible`).
-        Solution::from_schedule(schedule, bounds, &name, t0.elapsed().as_secs_f64())
+        // Statuses come from the multi-port bounds; a proof of the bound's
+        // infeasibility (the f-colouring CNF) is looked for when the
+        // schedule is one tick above it, by `Solution::attach_proof`.
+        let mut sol = Solution::from_schedule(schedule, bounds, &name, t0.elapsed().as_secs_f64());
+        for phase in cut {
+            super::note_cut_short(&mut sol.stats, &phase);
+        }
+        sol
     }
 }
 

@@ -6,7 +6,8 @@
 //!    the slot's pairs, so every matching weighs at most 1 and the average
 //!    has value `T`); its tight matchings are those that cover every such
 //!    slot. Refutes e.g. Petersen at any multiplicity.
-//! 2. a SAT refutation of the colourability CNF by varisat, which writes a
+//! 2. a SAT refutation of the colourability CNF by varisat (the
+//!    f-colouring CNF with multi-port slots), which writes a
 //!    DRAT proof as it solves, for small chunk multigraphs
 //!    ([`SAT_MAX_VARIABLES`]).
 //!
@@ -46,6 +47,10 @@ pub fn find_proof(inst: &Instance, ticks: u64) -> Option<Proof> {
 }
 
 fn dual_proof(inst: &Instance, ticks: u64) -> Option<ProofBody> {
+    // Tight sets of the degree dual are matchings: one port per slot only.
+    if !inst.is_single_port() {
+        return None;
+    }
     let edges = support(inst).ok()?;
     if edges.is_empty() || edges.len() > MAX_SUPPORT_EDGES {
         return None;

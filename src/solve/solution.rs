@@ -99,11 +99,6 @@ impl Solution {
         if self.proof.is_some() || lb.checked_add(1) != Some(self.ticks) {
             return;
         }
-        // Proofs refute one-port, one-bandwidth colourings (copyspace-guard
-        // v0); beyond it (DESIGN.md §11) none applies.
-        if inst.is_multiport() {
-            return;
-        }
         self.proof = find_proof(inst, lb);
         self.status = certify(
             self.ticks,
