@@ -215,26 +215,6 @@ fn round_trip(dir: &Path, inst: &Path, extra: &[&str]) -> Option<bool> {
     Some(true)
 }
 
-fn bundled(set: &str) -> Vec<(PathBuf, Vec<String>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("instances")
-        .join(set);
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    m["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let models = e["models"]
-                .as_array()
-                .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
-                .unwrap_or_else(|| vec!["STRICT1".to_string()]);
-            (dir.join(e["file"].as_str().unwrap()), models)
-        })
-        .collect()
-}
-
 #[test]
 fn p2p_programs_of_the_bundled_sets_run_byte_for_byte_and_import_back() {
     let dir = tempfile::tempdir().unwrap();

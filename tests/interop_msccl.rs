@@ -11,7 +11,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tickopt::instance::{read_instance_file, Limits, Model, Overrides};
 
 fn s(p: &Path) -> &str {
@@ -215,26 +215,6 @@ fn check_placement(inst: &tickopt::instance::Instance, out: &[Vec<Option<Origin>
     for (t, o) in out.iter().enumerate() {
         assert_eq!(o.len(), recv_used[t], "gpu {t}'s output size");
     }
-}
-
-fn bundled(set: &str) -> Vec<(PathBuf, Vec<String>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("instances")
-        .join(set);
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    m["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let models = e["models"]
-                .as_array()
-                .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
-                .unwrap_or_else(|| vec!["STRICT1".to_string()]);
-            (dir.join(e["file"].as_str().unwrap()), models)
-        })
-        .collect()
 }
 
 /// Largest schedule (in chunks) the round trip runs (the interpreter is

@@ -144,3 +144,25 @@ pub fn suite() -> Vec<(String, Instance)> {
     }
     v
 }
+
+/// The instances of a bundled set (`instances/<set>/manifest.json`) with
+/// the models each is listed for (STRICT1 when the entry names none).
+pub fn bundled(set: &str) -> Vec<(PathBuf, Vec<String>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances")
+        .join(set);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    m["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let models = e["models"]
+                .as_array()
+                .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+                .unwrap_or_else(|| vec!["STRICT1".to_string()]);
+            (dir.join(e["file"].as_str().unwrap()), models)
+        })
+        .collect()
+}
