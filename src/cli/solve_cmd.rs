@@ -39,7 +39,11 @@ pub struct SolveArgs {
     /// by a fast list scheduling) and skips the exact engine after that; the
     /// summary's details.cut_short names the phases cut. When it runs out, the best
     /// schedule so far is returned with an honest status. Results are
-    /// deterministic unless a limit fires.
+    /// deterministic unless a limit fires. Without it no phase is unbounded
+    /// either: the exact phases stop at their 10 s defaults, and the greedy
+    /// after a fixed work budget (2^33 partner-search steps, counted, not
+    /// timed: the same result on every machine), finishing by list
+    /// scheduling as at a deadline.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// Worker threads (default: all cores). Output does not depend on it.

@@ -32,6 +32,9 @@
 //! as soon as both of its ends are free) that costs O(P log P + output) for
 //! P demand parts left, so the result is always a complete, valid schedule,
 //! only longer. The solution's details then say `"cut_short": ["greedy"]`.
+//! Without a deadline the same happens after a fixed number of
+//! partner-search steps (`GREEDY_WORK_BUDGET`, deterministic), so no
+//! default solve is unbounded.
 
 use super::factor_peel::PeelPlan;
 use super::per_tick_greedy::{per_tick_greedy_fits, per_tick_greedy_until};
@@ -41,6 +44,15 @@ use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
 use std::time::Instant;
+
+/// Work budget of the load greedy's round loop, in partner-search steps
+/// (one per loaded resource per round): past it the loop stops and
+/// `list_schedule_rest` finishes, as at a deadline, so that no solve is
+/// unbounded without `--time-limit` (issue 29). Counted, not timed: the
+/// result is the same on every machine. 2^33 steps is about 10-40 s here;
+/// every bundled instance and benchmark needs far less (MoE 1024: 1.5e7),
+/// and heavier traffic goes to the binary split (`bit_split`) first.
+const GREEDY_WORK_BUDGET: u64 = 1 << 33;
 
 /// The greedy solver.
 #[derive(Clone, Copy, Debug, Default)]
@@ -307,10 +319,10 @@ pub(crate) fn greedy_schedule_on(
             built = DemandGraph::new(inst);
             &built
         }
-        None => return load_greedy(inst, None, deadline, None, None),
+        None => return load_greedy(inst, None, Stop::at(deadline), None, None),
     };
     let Some(plan) = PeelPlan::new(inst, graph) else {
-        return load_greedy(inst, Some(graph), deadline, None, None);
+        return load_greedy(inst, Some(graph), Stop::at(deadline), None, None);
     };
     let (peeled, cut) = peeled_greedy(inst, graph, &plan, deadline);
     if cut || peeled.ticks() <= graph.max_degree().0 {
@@ -318,7 +330,7 @@ pub(crate) fn greedy_schedule_on(
     }
     // The peel may have spoilt the rest (module docs of factor_peel): the
     // shorter of the two.
-    match load_greedy(inst, Some(graph), deadline, None, None) {
+    match load_greedy(inst, Some(graph), Stop::at(deadline), None, None) {
         (plain, false) if plain.ticks() < peeled.ticks() => (plain, false),
         _ => (peeled, false),
     }
@@ -335,7 +347,7 @@ fn peeled_greedy(
     let rest = plan.rest(inst, graph);
     let (mut peeled, (rest_schedule, cut)) = rayon::join(
         || plan.rounds(graph),
-        || load_greedy(inst, Some(graph), deadline, None, Some(&rest)),
+        || load_greedy(inst, Some(graph), Stop::at(deadline), None, Some(&rest)),
     );
     peeled.extend(rest_schedule);
     (peeled, cut)
@@ -343,10 +355,28 @@ fn peeled_greedy(
 
 /// The load-priority greedy; `dense_index` forces the partner search (the
 /// dense index or the lists of live pairs) instead of choosing by size.
+/// When the load greedy's round loop stops: at `deadline`, or after `work`
+/// partner-search steps, whichever comes first.
+#[derive(Clone, Copy, Debug)]
+struct Stop {
+    deadline: Option<Instant>,
+    work: u64,
+}
+
+impl Stop {
+    /// `deadline` and the default work budget.
+    fn at(deadline: Option<Instant>) -> Stop {
+        Stop {
+            deadline,
+            work: GREEDY_WORK_BUDGET,
+        }
+    }
+}
+
 fn load_greedy(
     inst: &Instance,
     graph: Option<&DemandGraph>,
-    deadline: Option<Instant>,
+    stop: Stop,
     dense_index: Option<bool>,
     rest: Option<&[u64]>,
 ) -> (Schedule, bool) {
@@ -428,8 +458,12 @@ fn load_greedy(
     let (mut moved, mut kept): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     // (item, resource, partner) of the round's pairs.
     let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
+    // Default bound on the round loop (issue 29): without it the loop's
+    // cost grows with the ticks (one round a tick at worst).
+    let mut work = 0u64;
     while live > 0 {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        work = work.saturating_add(by_load.len() as u64);
+        if work > stop.work || stop.deadline.is_some_and(|d| Instant::now() >= d) {
             list_schedule_rest(&items, &parts, 2 * n, side_b, &mut schedule);
             return (schedule, true);
         }
@@ -602,7 +636,7 @@ fn list_schedule_rest(
 
 #[cfg(test)]
 mod tests {
-    use super::{greedy_schedule_on, load_greedy, peeled_greedy, PeelPlan};
+    use super::{greedy_schedule_on, load_greedy, peeled_greedy, PeelPlan, Stop};
     use crate::gen::{generate, Family, GenSpec};
     use crate::graph::DemandGraph;
     use crate::instance::{Instance, Limits, Model};
@@ -647,8 +681,8 @@ mod tests {
         for (f, family) in families.into_iter().enumerate() {
             for model in [Model::Strict1, Model::Read1Write1] {
                 let inst = instance(family.clone(), model, f as u64);
-                let (dense, _) = load_greedy(&inst, None, None, Some(true), None);
-                let (lists, _) = load_greedy(&inst, None, None, Some(false), None);
+                let (dense, _) = load_greedy(&inst, None, Stop::at(None), Some(true), None);
+                let (lists, _) = load_greedy(&inst, None, Stop::at(None), Some(false), None);
                 assert_eq!(dense, lists, "family {f} {model:?}");
                 assert!(validate_compact(&inst, &dense).passed());
                 let delta = DemandGraph::new(&inst).max_degree().0;
@@ -691,6 +725,42 @@ mod tests {
         }
     }
 
+    /// The work budget stops the round loop as a deadline does: the rest is
+    /// list-scheduled, the schedule is complete and valid, and `cut` says
+    /// so; the same budget gives the same schedule every time (counted, not
+    /// timed). A budget the loop never reaches changes nothing.
+    #[test]
+    fn the_work_budget_ends_the_round_loop_deterministically() {
+        for model in [Model::Strict1, Model::Read1Write1] {
+            let spec = GenSpec {
+                family: Family::Random {
+                    n: 30,
+                    p: 0.5,
+                    max_chunks: 40,
+                },
+                mult: 1,
+                bw: 1024,
+                seed: 3,
+            };
+            let gen = generate(&spec).unwrap();
+            let inst =
+                Instance::new(model, gen.slots, 1024, gen.demands, &Limits::default()).unwrap();
+            let small = Stop {
+                deadline: None,
+                work: 200,
+            };
+            let (cut_sched, cut) = load_greedy(&inst, None, small, None, None);
+            assert!(cut, "{model:?}: a budget of 200 steps must stop the loop");
+            let report = validate_compact(&inst, &cut_sched);
+            assert!(report.passed(), "{model:?}: {}", report.one_line());
+            assert_eq!(load_greedy(&inst, None, small, None, None).0, cut_sched);
+            let (full, cut) = load_greedy(&inst, None, Stop::at(None), None, None);
+            assert!(!cut);
+            assert!(validate_compact(&inst, &full).passed());
+            assert_ne!(full, cut_sched);
+        }
+    }
+
     /// A peel below Delta's reach (K4 with a heavy triangle: ceil Gamma =
     /// 3a > Delta = 2a + 1) keeps the shorter of the peeled and the plain
     /// schedule; a sparse support (30 % of the pairs) is not peeled.
@@ -718,7 +788,7 @@ mod tests {
         let g = DemandGraph::new(&inst);
         let plan = PeelPlan::new(&inst, &g).expect("K4 is all-to-all");
         let (peeled, _) = peeled_greedy(&inst, &g, &plan, None);
-        let (plain, _) = load_greedy(&inst, Some(&g), None, None, None);
+        let (plain, _) = load_greedy(&inst, Some(&g), Stop::at(None), None, None);
         let (chosen, cut) = greedy_schedule_on(&inst, Some(&g), None);
         assert!(!cut);
         assert!(validate_compact(&inst, &chosen).passed());
