@@ -59,11 +59,10 @@ fn heavy_random_traffic_is_split_by_bits_and_validates() {
     );
     assert!(sum["chunks"].as_u64().unwrap() > 1 << 27);
     assert!(ticks >= lb);
-    // Random traffic of ~360 pairs a slot: each level loses its own
-    // max-over-slots, a few percent in all (1.07 here).
-    assert!(ticks * 100 <= lb * 110, "{ticks} ticks vs bound {lb}");
-    // Compact size follows the pairs: at most one round entry per one-bit
-    // of each demand's chunk count (12 bits here), far below ticks x pairs.
+    // Random traffic of ~360 pairs a slot: only the low bit layers lose
+    // their max-over-slots (1.013 here; 1.073 when every bit was a layer).
+    assert!(ticks * 100 <= lb * 103, "{ticks} ticks vs bound {lb}");
+    // Compact size follows the pairs and layers, far below ticks x pairs.
     let text = std::fs::read_to_string(&s).unwrap();
     assert!(text.len() < 72_000 * 12 * 12, "{} bytes", text.len());
     // The status is what the bound proves; the summary says how it was got.

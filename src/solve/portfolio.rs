@@ -121,7 +121,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     if request.solver == SolverChoice::Auto && super::bit_split::applies(inst) {
         let t = Instant::now();
         let deadline = request.time_limit.map(|limit| t0 + limit);
-        let (schedule, cut, levels) = super::bit_split::bit_split_schedule(inst, deadline);
+        let (schedule, cut, layers) = super::bit_split::bit_split_schedule(inst, deadline);
         let mut bounds = simple_bounds(inst, &g);
         if schedule.ticks() == bounds.best.ticks {
             bounds.complete = true;
@@ -136,7 +136,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         sol.stats.details.insert(
             "bit_split".to_string(),
             serde_json::json!({
-                "levels": levels,
+                "layers": layers,
                 "bound": "degree and capacity only: the odd-set search is skipped on heavy traffic",
             }),
         );
