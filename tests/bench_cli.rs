@@ -296,7 +296,8 @@ fn each_file_benches_at_its_own_bw_and_reports_show_it() {
         String::from_utf8_lossy(&o.stderr)
     );
     let r = tickopt::bench::export::read_results(&out.join("results.json")).unwrap();
-    let got: Vec<(&str, Option<u64>, Option<&str>, Option<u64>)> = r
+    type Row<'a> = (&'a str, Option<u64>, Option<&'a str>, Option<u64>);
+    let got: Vec<Row> = r
         .records
         .iter()
         .map(|r| (r.instance.as_str(), r.bw, r.bw_from.as_deref(), r.ticks))
