@@ -164,14 +164,24 @@ fn a_directory_of_csvs_without_a_manifest_benches_with_bw() {
     std::fs::create_dir_all(&set).unwrap();
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/demo");
     for f in ["petersen_n10_m1_s0.csv", "ring_n8_m1_s0.csv"] {
-        std::fs::copy(demo.join(f), set.join(f)).unwrap();
+        // CSVs that record no bw (no `# copy_bw_bits_per_tick=N` line).
+        let text = std::fs::read_to_string(demo.join(f)).unwrap();
+        let bare: String = text
+            .lines()
+            .filter(|l| !l.starts_with("# copy_bw_bits_per_tick"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(set.join(f), bare).unwrap();
     }
     let out = tmp.path().join("out");
     // Without --bw the CSVs cannot be read: exit 1, nothing written.
     let o = tickopt(&["bench", s(&set), "--out", s(&out)]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("--bw"), "{stderr}");
+    assert!(
+        stderr.contains("--bw") && stderr.contains("petersen_n10_m1_s0.csv records no bw"),
+        "{stderr}"
+    );
     assert!(!out.exists());
 
     let o = tickopt(&[
@@ -234,4 +244,109 @@ fn a_missing_set_path_is_exit_1_with_no_output() {
     assert!(stderr.contains("gone: no such set"), "{stderr}");
     assert!(!out.exists());
     assert!(o.stdout.is_empty());
+}
+
+/// Each file benches at its own bw: a CSV's recorded
+/// `# copy_bw_bits_per_tick=N` line, a manifest entry's `bw`; `--bw` only
+/// completes a CSV that records none. Every run shows its bw and source.
+#[test]
+fn each_file_benches_at_its_own_bw_and_reports_show_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("mixed");
+    std::fs::create_dir_all(&set).unwrap();
+    // The same ring made for two bandwidths: 8 chunks per demand either way.
+    for (bw, name) in [("1024", "ring_n6_a.csv"), ("4KiB", "ring_n6_b.csv")] {
+        let f = set.join(name);
+        let o = tickopt(&[
+            "gen",
+            "--bw",
+            bw,
+            "--mult",
+            "8",
+            "ring",
+            "--n",
+            "6",
+            "-o",
+            s(&f),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // One CSV without a recorded bw: 3 demands of 3000 bits.
+    std::fs::write(
+        set.join("bare_n3.csv"),
+        "src_slot,dst_slot,bits_total\n0,1,3000\n1,2,3000\n2,0,3000\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = tickopt(&[
+        "bench",
+        s(&set),
+        "--out",
+        s(&out),
+        "--bw",
+        "1000",
+        "--models",
+        "READ1_WRITE1",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = tickopt::bench::export::read_results(&out.join("results.json")).unwrap();
+    type Row<'a> = (&'a str, Option<u64>, Option<&'a str>, Option<u64>);
+    let got: Vec<Row> = r
+        .records
+        .iter()
+        .map(|r| (r.instance.as_str(), r.bw, r.bw_from.as_deref(), r.ticks))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("bare_n3", Some(1000), Some("--bw"), Some(3)),
+            ("ring_n6_a", Some(1024), Some("csv comment"), Some(8)),
+            ("ring_n6_b", Some(32768), Some("csv comment"), Some(8)),
+        ]
+    );
+    // The table on stdout, results.csv, report.md and report.html show it.
+    assert!(stdout.contains("32768 (csv comment)"), "{stdout}");
+    assert!(stdout.contains("1000 (--bw)"), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().contains(",chunks,bw,bw_from,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",1024,csv comment,"), "{csv}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("| bw (from) |") && md.contains("| 32768 (csv comment) |"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<th>bw (from)</th>") && html.contains("<td>1000 (--bw)</td>"));
+
+    // A manifest entry's bw wins over the file's comment; --bw does not
+    // override either.
+    let m = tmp.path().join("man");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::copy(set.join("ring_n6_a.csv"), m.join("ring_n6_a.csv")).unwrap();
+    std::fs::write(
+        m.join("manifest.json"),
+        r#"{"version":1,"set":"man","instances":[{"file":"ring_n6_a.csv","bw":2048,"models":["READ1_WRITE1"]}]}"#,
+    )
+    .unwrap();
+    let out2 = tmp.path().join("out2");
+    let o = tickopt(&["bench", s(&m), "--out", s(&out2), "--bw", "1"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = tickopt::bench::export::read_results(&out2.join("results.json")).unwrap();
+    assert_eq!(r.records[0].bw, Some(2048));
+    assert_eq!(r.records[0].bw_from.as_deref(), Some("manifest"));
+    assert_eq!(r.records[0].ticks, Some(4));
 }

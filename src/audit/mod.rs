@@ -15,8 +15,10 @@
 //! - `ticks_saved` = schedule ticks - tickopt's best ticks (negative when
 //!   the schedule beats a schedule tickopt could not prove optimal);
 //! - a rank (valid schedules first, then fewer ticks, then input order);
-//! - the per-tick utilisation of each schedule (transfers in a tick over
-//!   the most a tick can hold), bucketed for charts.
+//! - the per-tick utilisation of each schedule (transfers a tick really
+//!   holds over the most it can hold; conflicting ones are not load) and
+//!   each slot's load (which slot idles, which is the bottleneck), binned
+//!   for charts ([`load`]).
 //!
 //! Reading the schedules is [`read_schedule_facts`] (any format tickopt
 //! reads: copyspace-guard JSON and CSV, tickopt compact, MSCCL XML by its
@@ -24,6 +26,9 @@
 //! [`export`], one file per format.
 
 pub mod export;
+pub mod load;
+
+pub use load::{LoadCounter, SlotBusy, SlotLoad, SlotRow, Utilisation, MAX_BUCKETS};
 
 use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
@@ -35,9 +40,6 @@ use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
 use serde::Serialize;
 use std::path::Path;
-
-/// How many utilisation buckets a schedule's chart gets at most.
-pub const MAX_BUCKETS: usize = 200;
 
 /// How many validation errors an audit lists per schedule.
 pub const FIRST_ERRORS: usize = 5;
@@ -57,22 +59,7 @@ pub struct ScheduleFacts {
     /// One line: `PASS: ...` or the first error.
     pub verdict: String,
     pub utilisation: Utilisation,
-}
-
-/// Transfers per tick against the most one tick can hold, bucketed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Utilisation {
-    /// The most transfers a tick can hold: floor(slots/2) for STRICT1,
-    /// slots for READ1_WRITE1 (each slot sends once and receives once).
-    pub capacity_per_tick: u64,
-    /// Ticks per bucket (the last bucket may hold fewer).
-    pub ticks_per_bucket: u64,
-    /// Mean utilisation (0..=1) of each bucket, in tick order.
-    pub buckets: Vec<f64>,
-    /// Mean utilisation over the whole schedule.
-    pub mean: f64,
-    /// Transfers in the file (chunks).
-    pub transfers: u64,
+    pub slot_load: SlotLoad,
 }
 
 /// The most transfers one tick can hold: under STRICT1 every transfer takes
@@ -86,81 +73,17 @@ pub fn capacity_per_tick(inst: &Instance) -> u64 {
     }
 }
 
-/// Accumulates runs of equal ticks into buckets.
-struct Bucketer {
-    per_bucket: u64,
-    sums: Vec<u64>,
-    sizes: Vec<u64>,
-    tick: u64,
-    transfers: u64,
-}
-
-impl Bucketer {
-    fn new(ticks: u64) -> Bucketer {
-        let per_bucket = ticks.div_ceil(MAX_BUCKETS as u64).max(1);
-        let n = ticks.div_ceil(per_bucket) as usize;
-        Bucketer {
-            per_bucket,
-            sums: vec![0; n],
-            sizes: vec![0; n],
-            tick: 0,
-            transfers: 0,
-        }
-    }
-
-    /// `repeat` consecutive ticks of `count` transfers each.
-    fn add(&mut self, count: u64, mut repeat: u64) {
-        self.transfers += count * repeat;
-        while repeat > 0 {
-            let b = (self.tick / self.per_bucket) as usize;
-            if b >= self.sums.len() {
-                // More ticks than announced: grow rather than lose them.
-                self.sums.push(0);
-                self.sizes.push(0);
-                continue;
-            }
-            let room = (b as u64 + 1) * self.per_bucket - self.tick;
-            let take = room.min(repeat);
-            self.sums[b] += count * take;
-            self.sizes[b] += take;
-            self.tick += take;
-            repeat -= take;
-        }
-    }
-
-    fn finish(self, capacity: u64) -> Utilisation {
-        let cap = capacity.max(1) as f64;
-        let buckets = self
-            .sums
-            .iter()
-            .zip(&self.sizes)
-            .filter(|(_, &n)| n > 0)
-            .map(|(&s, &n)| s as f64 / (n as f64 * cap))
-            .collect();
-        Utilisation {
-            capacity_per_tick: capacity,
-            ticks_per_bucket: self.per_bucket,
-            buckets,
-            mean: if self.tick == 0 {
-                0.0
-            } else {
-                self.transfers as f64 / (self.tick as f64 * cap)
-            },
-            transfers: self.transfers,
-        }
-    }
-}
-
 /// Reads and validates one schedule file against `inst` (two streaming
 /// passes: the validator, then the per-tick load). `Err` only when the file
 /// cannot be read; a wrong schedule is `valid: false` with its errors.
 pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts, InputError> {
     let report = validate_schedule_file(inst, path)?;
-    let mut b = Bucketer::new(report.ticks_total);
+    let mut load = LoadCounter::new(inst, report.ticks_total);
     match read_schedule_file(path)? {
         ScheduleInput::Compact(c) => {
             for (repeat, pairs) in &c.rounds {
-                b.add(pairs.len() as u64, *repeat);
+                let chunks = pairs.iter().map(|&(a, b)| Some((a as i128, b as i128)));
+                load.ticks(chunks, *repeat);
             }
         }
         ScheduleInput::Levels(levels) => {
@@ -171,16 +94,17 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
         ScheduleInput::Expanded => {
             stream_schedule_file(path, &mut |event: TickEvent| match event {
                 TickEvent::Tick(tick) => {
-                    let n = tick
-                        .iter()
-                        .filter(|c| matches!(c, RawChunk::Chunk { .. }))
-                        .count();
-                    b.add(n as u64, 1);
+                    let chunks = tick.iter().map(|c| match c {
+                        RawChunk::Chunk { src, dst, .. } => Some((*src, *dst)),
+                        RawChunk::Malformed => None,
+                    });
+                    load.ticks(chunks, 1);
                 }
-                TickEvent::Empty(run) => b.add(0, run),
+                TickEvent::Empty(run) => load.empty(run),
             })?;
         }
     }
+    let (utilisation, slot_load) = load.finish();
     Ok(ScheduleFacts {
         name: path.display().to_string(),
         valid: report.passed(),
@@ -193,7 +117,8 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
             .collect(),
         first_errors: report.errors.iter().take(FIRST_ERRORS).cloned().collect(),
         verdict: report.one_line(),
-        utilisation: b.finish(capacity_per_tick(inst)),
+        utilisation,
+        slot_load,
     })
 }
 
@@ -242,6 +167,7 @@ pub struct ScheduleAudit {
     pub error_kinds: Vec<String>,
     pub first_errors: Vec<ValidationError>,
     pub utilisation: Utilisation,
+    pub slot_load: SlotLoad,
 }
 
 /// A whole audit: the instance, tickopt's solve, every schedule. This is
@@ -345,6 +271,7 @@ impl Audit {
                     error_kinds: f.error_kinds,
                     first_errors: f.first_errors,
                     utilisation: f.utilisation,
+                    slot_load: f.slot_load,
                 }
             })
             .collect();
@@ -409,9 +336,10 @@ mod tests {
     use crate::instance::{Demand, Limits};
     use crate::{solve_instance, SolveRequest, SolverChoice};
 
-    fn facts(name: &str, valid: bool, ticks: u64) -> ScheduleFacts {
-        let mut b = Bucketer::new(ticks);
-        b.add(3, ticks);
+    fn facts(inst: &Instance, name: &str, valid: bool, ticks: u64) -> ScheduleFacts {
+        let mut c = LoadCounter::new(inst, ticks);
+        c.empty(ticks);
+        let (utilisation, slot_load) = c.finish();
         ScheduleFacts {
             name: name.into(),
             valid,
@@ -424,7 +352,8 @@ mod tests {
             },
             first_errors: vec![],
             verdict: if valid { "PASS".into() } else { "FAIL".into() },
-            utilisation: b.finish(3),
+            utilisation,
+            slot_load,
         }
     }
 
@@ -457,9 +386,9 @@ mod tests {
             "k7",
             &sol,
             vec![
-                facts("eight", true, 8),
-                facts("bad", false, 6),
-                facts("seven", true, 7),
+                facts(&inst, "eight", true, 8),
+                facts(&inst, "bad", false, 6),
+                facts(&inst, "seven", true, 7),
             ],
             gates,
         );
@@ -485,28 +414,5 @@ mod tests {
         assert!(!bad.passed && bad.failures[0].starts_with("invalid"));
         assert!(!a.passed);
         assert!(a.optimum_sentence().contains("optimum not proven"));
-    }
-
-    #[test]
-    fn bucketer_spreads_runs_over_buckets() {
-        // 450 ticks -> 3 ticks per bucket, 150 buckets.
-        let mut b = Bucketer::new(450);
-        b.add(2, 300);
-        b.add(1, 150);
-        let u = b.finish(4);
-        assert_eq!(u.ticks_per_bucket, 3);
-        assert_eq!(u.buckets.len(), 150);
-        assert_eq!(u.buckets[0], 0.5);
-        assert_eq!(u.buckets[149], 0.25);
-        assert_eq!(u.transfers, 750);
-        assert!((u.mean - 750.0 / 1800.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn bucketer_grows_past_an_undercount() {
-        let mut b = Bucketer::new(1);
-        b.add(1, 3);
-        let u = b.finish(1);
-        assert_eq!(u.buckets, vec![1.0, 1.0, 1.0]);
     }
 }

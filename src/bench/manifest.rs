@@ -10,7 +10,8 @@
 //! ```
 //!
 //! A directory without a manifest is a set too ([`Manifest::from_directory`]):
-//! every `*.csv` and `*.json` file in it, with `bw` given on the command line.
+//! every `*.csv` and `*.json` file in it, each at its own bw (a CSV's
+//! recorded `# copy_bw_bits_per_tick=N`, else `--bw` as the fallback).
 //!
 //! Reading is per entry: one malformed entry is an error naming it while
 //! the other entries still load ([`Manifest::load`]). `known_optimum` is
@@ -140,8 +141,11 @@ impl Manifest {
 
 impl Manifest {
     /// A manifest for a directory that has none: one entry per `*.csv` and
-    /// `*.json` file directly in `dir` (sorted by name), both models, `bw`
-    /// for the CSVs (an instance JSON has its own). The family is the file
+    /// `*.json` file directly in `dir` (sorted by name), both models, no
+    /// `bw` of its own: each file gives its own (a CSV's
+    /// `# copy_bw_bits_per_tick=N` line, an instance JSON's field), and
+    /// `bw` (`--bw`) is only the fallback for CSVs that record none;
+    /// without it such a CSV is an error here. The family is the file
     /// name up to `_n<digits>` (`tickopt gen`'s naming), else the name.
     pub fn from_directory(dir: &Path, bw: Option<u64>) -> Result<Manifest, ManifestError> {
         let fail = |m: String| ManifestError {
@@ -164,15 +168,25 @@ impl Manifest {
                 "no {MANIFEST_FILE} and no instance files (*.csv, *.json)"
             )));
         }
-        if bw.is_none() {
-            if let Some(csv) = files.iter().find(|f| f.ends_with(".csv")) {
-                return Err(fail(format!(
-                    "no {MANIFEST_FILE}: give --bw BITS to bench its demands CSVs (e.g. {csv})"
-                )));
-            }
-        }
         if bw == Some(0) {
             return Err(fail("--bw must be > 0".into()));
+        }
+        if bw.is_none() {
+            for csv in files.iter().filter(|f| f.ends_with(".csv")) {
+                let head = read_head(&dir.join(csv))
+                    .map_err(|e| fail(format!("{csv}: cannot read: {e}")))?;
+                match crate::instance::recorded_bw(&head) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => {
+                        return Err(fail(format!(
+                            "no {MANIFEST_FILE}, and {csv} records no bw (no `# {}=N` line): \
+                             give --bw BITS for the demands CSVs that record none",
+                            crate::instance::BW_COMMENT_KEY
+                        )))
+                    }
+                    Err(e) => return Err(fail(format!("{csv}: {e}"))),
+                }
+            }
         }
         let entries = files
             .into_iter()
@@ -183,7 +197,7 @@ impl Manifest {
                     .unwrap_or_else(|| file.clone());
                 Ok(ManifestEntry {
                     family: family_of_name(&name),
-                    bw: if file.ends_with(".csv") { bw } else { None },
+                    bw: None,
                     name,
                     file,
                     parameters: Default::default(),
@@ -209,6 +223,17 @@ impl Manifest {
             entries,
         })
     }
+}
+
+/// The first 64 KiB of a file: enough for the comment lines before a
+/// demands CSV's header, without reading a large file whole.
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)?
+        .take(64 * 1024)
+        .read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// `alltoall_n16_m1000_s0` -> `alltoall`; a name without `_n<digit>` is its

@@ -10,7 +10,9 @@
 //! reuses every record whose run key (set, file, instance hash, model,
 //! options) is already in the journal. A set is a directory with a
 //! manifest, a manifest file, or a plain directory of instance files
-//! ([`Manifest::from_directory`], `bw` from the options). Optionally copyspace-guard runs on
+//! ([`Manifest::from_directory`]); each file runs at its own bw (manifest
+//! entry, CSV comment line, instance JSON), `--bw` completing CSVs that
+//! record none. Optionally copyspace-guard runs on
 //! the same instances for a side-by-side comparison ([`cg`]).
 //!
 //! The library prints nothing: progress goes through a callback
@@ -24,11 +26,13 @@ pub mod journal;
 pub mod manifest;
 pub mod record;
 
-pub use export::{write_outputs, Results, ResultsHeader};
+pub use export::{bw_cell, write_outputs, Results, ResultsHeader};
 pub use manifest::{upsert_entry, Manifest, ManifestEntry};
 pub use record::{instance_hash, BenchRecord, CgResult, RunKey, RunStatus};
 
-use crate::instance::{read_instance_file, Instance, Limits, Model, Overrides};
+use crate::instance::{
+    is_instance_json, read_instance_bytes, recorded_bw, Instance, Limits, Model, Overrides,
+};
 use crate::validate::validate_compact;
 use crate::{solve_instance, SolveRequest, SolverChoice};
 use journal::{read_journal, Journal, JOURNAL_FILE};
@@ -81,9 +85,12 @@ pub struct BenchOptions {
     pub compare_cg: Option<PathBuf>,
     /// Wall-clock limit of one copyspace-guard run.
     pub cg_timeout: Duration,
-    /// Bits per chunk for the demands CSVs of a set directory without a
-    /// manifest (a manifest gives its own per entry).
+    /// Bits per chunk for the demands CSVs that record none (no manifest
+    /// `bw`, no `# copy_bw_bits_per_tick=N` line): a fallback, never an
+    /// override of a file's own bw.
     pub bw: Option<u64>,
+    /// Size limits on every instance read.
+    pub limits: Limits,
 }
 
 impl Default for BenchOptions {
@@ -98,6 +105,7 @@ impl Default for BenchOptions {
             compare_cg: None,
             cg_timeout: Duration::from_secs(300),
             bw: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -209,6 +217,8 @@ fn failed_record(
         slots: None,
         demands: None,
         chunks: None,
+        bw: None,
+        bw_from: None,
         lower_bound: None,
         witness: None,
         ticks: None,
@@ -340,14 +350,36 @@ fn run_task(
             msg,
         )
     };
+    let path = dir.join(&entry.file);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                fail(format!(
+                    "bad instance: {}: cannot read: {e}",
+                    path.display()
+                )),
+                false,
+            )
+        }
+    };
+    let (bw, bw_from) = match bw_of(&bytes, entry.bw, opts.bw) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                fail(format!("bad instance: {}: {e}", path.display())),
+                false,
+            )
+        }
+    };
     let overrides = Overrides {
         model: Some(model),
-        bw: entry.bw,
+        bw,
         slots: entry.slots,
         ports: None,
     };
-    let path = dir.join(&entry.file);
-    let inst = match read_instance_file(&path, &overrides, &Limits::default()) {
+    let name = path.display().to_string();
+    let inst = match read_instance_bytes(&bytes, &name, &overrides, &opts.limits) {
         Ok(i) => i,
         Err(e) => return (fail(format!("bad instance: {e}")), false),
     };
@@ -378,10 +410,35 @@ fn run_task(
     record.family = entry.family.clone();
     record.instance_hash = hash;
     record.options = key;
+    record.bw = Some(inst.bw);
+    record.bw_from = Some(bw_from.to_string());
     if let Some(cg) = &opts.compare_cg {
         record.cg = Some(cg::run_cg(cg, &inst, opts.cg_timeout));
     }
     (record, false)
+}
+
+/// The bandwidth override for one instance file and where the run's bw
+/// comes from. A file's own bw wins over the command line: the manifest
+/// entry's `bw`, else a CSV's `# copy_bw_bits_per_tick=N` line, else an
+/// instance JSON's own field; `--bw` (`fallback`) only completes a CSV that
+/// records none. So a set of files made at different bandwidths benches
+/// each at its own.
+fn bw_of(
+    bytes: &[u8],
+    entry_bw: Option<u64>,
+    fallback: Option<u64>,
+) -> Result<(Option<u64>, &'static str), crate::instance::InputError> {
+    if let Some(bw) = entry_bw {
+        return Ok((Some(bw), "manifest"));
+    }
+    if is_instance_json(bytes) {
+        return Ok((None, "instance json"));
+    }
+    Ok(match recorded_bw(bytes)? {
+        Some(_) => (None, "csv comment"),
+        None => (fallback, "--bw"),
+    })
 }
 
 /// Bounds, solve and validation of one instance under one model.

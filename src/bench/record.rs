@@ -109,6 +109,15 @@ pub struct BenchRecord {
     pub slots: Option<u32>,
     pub demands: Option<u64>,
     pub chunks: Option<u64>,
+    /// Bits per chunk the run used (copy_bw_bits_per_tick); absent in
+    /// journals written before it was recorded.
+    #[serde(default)]
+    pub bw: Option<u64>,
+    /// Where `bw` came from: `manifest` (the entry's `bw`), `csv comment`
+    /// (the CSV's `# copy_bw_bits_per_tick=N` line), `instance json` (its
+    /// own field) or `--bw` (the fallback for files that record none).
+    #[serde(default)]
+    pub bw_from: Option<String>,
     pub lower_bound: Option<u64>,
     pub witness: Option<String>,
     pub ticks: Option<u64>,

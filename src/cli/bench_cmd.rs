@@ -1,7 +1,7 @@
 //! `tickopt bench SET... --out DIR` and `tickopt bench merge DIR... --out DIR`.
 
 use crate::bench::export::{family_summaries, fmt_seconds, STATUSES};
-use crate::bench::{merge, run_bench, BenchOptions, Progress, Results, RunStatus, Shard};
+use crate::bench::{bw_cell, merge, run_bench, BenchOptions, Progress, Results, RunStatus, Shard};
 use crate::instance::Model;
 use crate::solve::Status;
 use crate::SolverChoice;
@@ -17,7 +17,8 @@ pub struct BenchArgs {
     #[command(subcommand)]
     pub sub: Option<BenchSub>,
     /// Instance sets: directories holding a manifest.json, manifest files,
-    /// or plain directories of instance files (*.csv with --bw, *.json).
+    /// or plain directories of instance files (*.csv, *.json; each at its
+    /// own bw, see --bw).
     #[arg(required = true, value_name = "SET")]
     pub sets: Vec<PathBuf>,
     /// Output directory: results.json, results.csv, report.md, report.html, journal.jsonl.
@@ -38,10 +39,12 @@ pub struct BenchArgs {
         value_name = "MODEL,..."
     )]
     pub models: Option<Vec<Model>>,
-    /// Bits per chunk for the demands CSVs of a set directory without a
-    /// manifest.json (a manifest gives each entry's own). Units: a plain
-    /// integer is bits; K, M, G (x1000 bits), Ki, Mi, Gi (x1024 bits), KB,
-    /// MB, GB, KiB, MiB, GiB (bytes).
+    /// Fallback bits per chunk for demands CSVs that record none. Each file
+    /// runs at its own bw: the manifest entry's `bw`, else the CSV's
+    /// `# copy_bw_bits_per_tick=N` line (gen writes it), else an instance
+    /// JSON's own; --bw never overrides those. Each run's bw and its source
+    /// are in the reports. Units: a plain integer is bits; K, M, G (x1000
+    /// bits), Ki, Mi, Gi (x1024 bits), KB, MB, GB, KiB, MiB, GiB (bytes).
     #[arg(long, value_name = "BITS", value_parser = super::common::parse_bits_arg, allow_negative_numbers = true)]
     pub bw: Option<u64>,
     /// Reuse the runs already recorded in DIR's journal with the same
@@ -121,10 +124,11 @@ impl Reporter {
                     )
                 } else {
                     format!(
-                        "{} ticks, LB {} ({}), {} s{}",
+                        "{} ticks, LB {} ({}), bw {}, {} s{}",
                         record.ticks.unwrap_or(0),
                         record.lower_bound.unwrap_or(0),
                         record.status,
+                        bw_cell(record),
                         fmt_seconds(record.seconds),
                         if reused { ", reused" } else { "" }
                     )
@@ -176,16 +180,17 @@ fn print_summary(results: &Results, out: &std::path::Path) {
     let rs = &results.records;
     if rs.len() <= 40 {
         println!(
-            "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {:<18} {:>9}",
-            "instance", "model", "slots", "chunks", "LB", "ticks", "status", "seconds"
+            "{:<40} {:<12} {:>6} {:>12} {:<24} {:>10} {:>10} {:<18} {:>9}",
+            "instance", "model", "slots", "chunks", "bw (from)", "LB", "ticks", "status", "seconds"
         );
         for r in rs {
             println!(
-                "{:<40} {:<12} {:>6} {:>12} {:>10} {:>10} {} {:>9}",
+                "{:<40} {:<12} {:>6} {:>12} {:<24} {:>10} {:>10} {} {:>9}",
                 format!("{}/{}", r.set, r.instance),
                 r.model,
                 r.slots.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.chunks.map(|v| v.to_string()).unwrap_or("-".into()),
+                bw_cell(r),
                 r.lower_bound.map(|v| v.to_string()).unwrap_or("-".into()),
                 r.ticks.map(|v| v.to_string()).unwrap_or("-".into()),
                 paint(r.status, format!("{:<18}", r.status.as_str())),
@@ -267,6 +272,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
         compare_cg: a.compare_cg,
         cg_timeout: Duration::from_secs_f64(a.cg_timeout),
         bw: a.bw,
+        limits: Default::default(),
     };
     let reporter = Reporter::new();
     let outcome = run_bench(&a.sets, &out, &opts, &|p| reporter.event(p));

@@ -9,7 +9,7 @@
 //! say which model is meant), and with no file stating one STRICT1 stays
 //! the default.
 
-use crate::instance::{Model, Overrides};
+use crate::instance::{is_instance_json, Model, Overrides};
 use crate::schedule::readers::stream_schedule_file;
 use crate::schedule::{read_schedule_file, ScheduleInput};
 use std::io::Read;
@@ -38,10 +38,7 @@ fn is_csv(input: &Path) -> anyhow::Result<bool> {
         .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", input.display()))?
         .take(512)
         .read_to_end(&mut head)?;
-    let first = head
-        .iter()
-        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
-    Ok(first != Some(&b'{'))
+    Ok(!is_instance_json(&head))
 }
 
 /// Sets `overrides.model` from the files that state one (`stated`: file

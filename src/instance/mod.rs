@@ -433,6 +433,15 @@ impl Instance {
     }
 }
 
+/// Whether `bytes` hold an instance JSON rather than a demands CSV: the
+/// first byte that is not blank (or a UTF-8 byte-order mark) is `{`.
+pub fn is_instance_json(bytes: &[u8]) -> bool {
+    let first = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+    first == Some(&b'{')
+}
+
 /// Reads an instance from bytes that are either an instance JSON (first
 /// non-blank byte `{`) or a demands CSV. A CSV takes its bandwidth from
 /// `overrides.bw`, else from its `# copy_bw_bits_per_tick=N` comment line
@@ -455,10 +464,7 @@ pub fn read_instance_bytes_warned(
     limits: &Limits,
     warnings: &mut Vec<String>,
 ) -> Result<Instance, InputError> {
-    let first = bytes
-        .iter()
-        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
-    let result = if first == Some(&b'{') {
+    let result = if is_instance_json(bytes) {
         parse_instance_json_warned(bytes, overrides, limits, warnings)
     } else {
         let bw = match overrides.bw {

@@ -61,7 +61,9 @@ impl AuditExporter for Markdown {
         writeln!(
             w,
             "- verdict: {}\n",
-            if a.passed {
+            if a.passed && gates.is_empty() {
+                "PASS (every schedule valid)"
+            } else if a.passed {
                 "PASS (every schedule valid and inside the gates)"
             } else {
                 "FAIL"
@@ -71,7 +73,7 @@ impl AuditExporter for Markdown {
         writeln!(w, "## Ranking\n")?;
         writeln!(
             w,
-            "| rank | schedule | valid | ticks | gap (ticks) | gap ratio | ticks saved by tickopt | mean utilisation | passed |"
+            "| rank | schedule | valid | ticks | gap_ticks | gap_ratio | ticks saved by tickopt | mean utilisation | passed |"
         )?;
         writeln!(w, "|---:|---|---|---:|---:|---:|---:|---:|---|")?;
         for r in a.ranked() {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 pub struct Csv;
 
-const HEADER: [&str; 27] = [
+const HEADER: [&str; 29] = [
     "set",
     "instance",
     "file",
@@ -15,6 +15,8 @@ const HEADER: [&str; 27] = [
     "slots",
     "demands",
     "chunks",
+    "bw",
+    "bw_from",
     "lower_bound",
     "witness",
     "ticks",
@@ -63,6 +65,8 @@ impl Exporter for Csv {
                 o(&r.slots),
                 o(&r.demands),
                 o(&r.chunks),
+                o(&r.bw),
+                o(&r.bw_from),
                 o(&r.lower_bound),
                 o(&r.witness),
                 o(&r.ticks),

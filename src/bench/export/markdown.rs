@@ -1,6 +1,6 @@
 //! `report.md`: totals, a per-family table, every run, and the failures.
 
-use super::{family_summaries, fmt_seconds, opt, status_counts, Exporter, Results};
+use super::{bw_cell, family_summaries, fmt_seconds, opt, status_counts, Exporter, Results};
 use std::io::{self, Write};
 
 pub struct Markdown;
@@ -83,7 +83,7 @@ impl Exporter for Markdown {
         let cg = h.compare_cg;
         write!(
             w,
-            "| instance | model | slots | chunks | lower bound | witness | ticks | status | gap | known | seconds | solver |"
+            "| instance | model | slots | chunks | bw (from) | lower bound | witness | ticks | status | gap_ticks | known | seconds | solver |"
         )?;
         if cg {
             write!(w, " cg ticks | cg LB | cg seconds |")?;
@@ -91,7 +91,7 @@ impl Exporter for Markdown {
         writeln!(w)?;
         write!(
             w,
-            "|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|---|"
+            "|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|"
         )?;
         if cg {
             write!(w, "---:|---:|---:|")?;
@@ -100,12 +100,13 @@ impl Exporter for Markdown {
         for r in rs {
             write!(
                 w,
-                "| {}/{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {}/{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.set,
                 r.instance,
                 r.model,
                 opt(&r.slots),
                 opt(&r.chunks),
+                bw_cell(r),
                 opt(&r.lower_bound),
                 opt(&r.witness),
                 opt(&r.ticks),

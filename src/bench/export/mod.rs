@@ -102,6 +102,16 @@ pub(crate) fn fmt_seconds(s: f64) -> String {
     }
 }
 
+/// A run's bw and where it came from, e.g. `8192 (csv comment)`; `-` when
+/// not known (a failed run, or a journal written before bw was recorded).
+pub fn bw_cell(r: &BenchRecord) -> String {
+    match (&r.bw, &r.bw_from) {
+        (Some(bw), Some(from)) => format!("{bw} ({from})"),
+        (Some(bw), None) => bw.to_string(),
+        (None, _) => "-".into(),
+    }
+}
+
 /// `value` or `-`.
 pub(crate) fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref()
