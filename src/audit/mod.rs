@@ -88,7 +88,8 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
         }
         ScheduleInput::Levels(levels) => {
             for pairs in &levels {
-                b.add(pairs.len() as u64, 1);
+                let chunks = pairs.iter().map(|&(a, b)| Some((a as i128, b as i128)));
+                load.ticks(chunks, 1);
             }
         }
         ScheduleInput::Expanded => {
