@@ -9,7 +9,8 @@ own working directory):
 
 copyspace-guard runs this file with the instance JSON on stdin and reads one
 schedule JSON from stdout. This shim only finds the `tickopt` binary and
-forwards stdin/stdout to `tickopt plugin`; diagnostics go to stderr.
+hands it its own stdin/stdout (streamed, not buffered here); diagnostics go
+to stderr.
 
 Large schedules: copyspace-guard refuses plugin output above
 --solver-plugin-max-output-bytes (default 8,000,000 bytes). A schedule JSON
@@ -62,17 +63,19 @@ def main():
     if binary is None:
         return 127
     args = [binary, "plugin"] + shlex.split(os.environ.get("TICKOPT_PLUGIN_ARGS", ""))
-    data = sys.stdin.buffer.read()
+    # Streams: the child reads this process's stdin and writes its stdout
+    # directly (inherited descriptors), so neither the instance nor the
+    # schedule is held in Python's memory. tickopt writes stdout only once
+    # the schedule has passed its validator.
+    sys.stdout.flush()
     try:
-        proc = subprocess.run(args, input=data, stdout=subprocess.PIPE)
+        proc = subprocess.run(args, stdin=sys.stdin.fileno(), stdout=sys.stdout.fileno())
     except OSError as e:
         sys.stderr.write(f"tickopt_plugin: cannot run {binary}: {e}\n")
         return 126
     if proc.returncode != 0:
         sys.stderr.write(f"tickopt_plugin: {binary} plugin failed with exit status {proc.returncode}\n")
         return proc.returncode if proc.returncode > 0 else 1
-    sys.stdout.buffer.write(proc.stdout)
-    sys.stdout.buffer.flush()
     return 0
 
 

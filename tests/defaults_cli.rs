@@ -210,3 +210,37 @@ fn an_explicit_model_mismatch_is_reported_as_a_mismatch() {
     assert!(!out.contains("schedule has 0 ticks"), "{out}");
     assert!(out.contains("REJECTED"), "{out}");
 }
+
+#[test]
+fn a_csv_schedule_of_a_csv_instance_says_the_default_model() {
+    // Neither file states a model: STRICT1 is assumed, and stderr says so,
+    // so a READ1_WRITE1 schedule failing with STRICT1 errors is explained.
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _, _) = r1w1_solve(dir.path());
+    let sched = dir.path().join("r.csv");
+    let o = run(&[
+        "solve",
+        &csv,
+        "--model",
+        "READ1_WRITE1",
+        "--out",
+        sched.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["validate", &csv, sched.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("model STRICT1 (the default") && e.contains("--model overrides"),
+        "{e}"
+    );
+    let o = run(&[
+        "validate",
+        &csv,
+        sched.to_str().unwrap(),
+        "--model",
+        "READ1_WRITE1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("the default"), "{}", stderr(&o));
+}

@@ -57,6 +57,12 @@ pub fn model_from_files(
         .filter_map(|(f, m)| m.map(|m| (f, m)))
         .collect();
     let Some(&(first_file, model)) = named.first() else {
+        // Said, not silent: a READ1_WRITE1 schedule checked as STRICT1
+        // fails with STRICT1 errors, and the user should see why.
+        eprintln!(
+            "tickopt: model STRICT1 (the default: {} is a CSV without a model and no file given states one; --model overrides)",
+            input.display()
+        );
         return Ok(());
     };
     if let Some((other_file, other)) = named.iter().find(|(_, m)| *m != model) {
