@@ -159,8 +159,10 @@ mod tests {
 
     #[test]
     fn recovers_known_values_within_one_percent() {
-        let sizes: Vec<u64> = (0..200).map(|i| 4096 + i * 65536).collect();
         for (alpha, rate) in [(36.3, 678.0), (5.0, 20.0), (0.8, 3.5)] {
+            // Copies from 0 to 4 x the bytes the link moves in alpha.
+            let step = alpha * rate * 1e3 / 50.0;
+            let sizes: Vec<u64> = (0..200).map(|i| 64 + (i as f64 * step) as u64).collect();
             let f = fit(&synthetic(alpha, rate, &sizes)).unwrap();
             assert!((f.alpha_us / alpha - 1.0).abs() < 0.01, "{f:?}");
             assert!((f.rate_gbytes_per_s / rate - 1.0).abs() < 0.01, "{f:?}");
