@@ -24,6 +24,7 @@ pub mod bench;
 pub mod bounds;
 pub mod cli;
 pub mod colour;
+pub mod cost;
 pub mod exec;
 pub mod gen;
 pub mod graph;

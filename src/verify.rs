@@ -12,7 +12,13 @@
 //!    chunks);
 //! 5. `status`: the status follows from those numbers (DESIGN.md §3), in
 //!    checked arithmetic;
-//! 6. `proof`: `optimal_exhaustive` needs a [`Proof`] bound to this
+//! 6. `seconds` (doc/design.md §12): `seconds_predicted`,
+//!    `seconds_lower_bound` and the `cost` object, recomputed under the
+//!    cost model (the one given to verify, else the summary's own): the
+//!    predicted time from the ticks, the bound's witness step at its chunk
+//!    size, and the bound over the chunk range re-searched from the
+//!    instance with the summary's odd sets;
+//! 7. `proof`: `optimal_exhaustive` needs a [`Proof`] bound to this
 //!    instance's hash and to `lower_bound` ticks, checked by
 //!    [`crate::proof::check_proof`] (a DRAT refutation of a CNF re-derived
 //!    here, or a complementary-slackness argument re-enumerated here). With
@@ -63,6 +69,13 @@ pub struct Claim {
     /// The instance file the summary was made from (compared by file name).
     #[serde(default)]
     pub instance: Option<String>,
+    /// Seconds under the cost model (doc/design.md §12).
+    #[serde(default)]
+    pub seconds_predicted: Option<f64>,
+    #[serde(default)]
+    pub seconds_lower_bound: Option<f64>,
+    #[serde(default)]
+    pub cost: Option<serde_json::Value>,
     /// Keys of the summary's witness object that no witness of its kind
     /// has (a witness is rejected for them).
     #[serde(skip)]
@@ -100,6 +113,9 @@ pub struct VerifyOptions {
     pub max_proof_work: u64,
     /// The instance file's name, compared with the summary's `instance`.
     pub instance_file_name: Option<String>,
+    /// The cost model given to verify (flags or the instance's `"cost"`),
+    /// compared with the summary's.
+    pub cost: Option<crate::cost::CostModel>,
 }
 
 impl Default for VerifyOptions {
@@ -107,6 +123,7 @@ impl Default for VerifyOptions {
         VerifyOptions {
             max_proof_work: crate::proof::DEFAULT_MAX_PROOF_WORK,
             instance_file_name: None,
+            cost: None,
         }
     }
 }
@@ -121,6 +138,7 @@ pub enum Part {
     Ticks,
     Witness,
     Status,
+    Seconds,
     Proof,
 }
 
@@ -133,6 +151,7 @@ impl Part {
             Part::Ticks => "ticks",
             Part::Witness => "witness",
             Part::Status => "status",
+            Part::Seconds => "seconds",
             Part::Proof => "proof",
         }
     }
@@ -318,6 +337,7 @@ pub fn verify_claim(
             format!("feasible: ticks {t} >= lower bound {lb}"),
         ),
     }
+    check_seconds(&mut l, inst, claim, opts);
     let earlier_failed = l.0.iter().any(|x| x.outcome == Outcome::Failed);
     match (claim.status, &claim.proof) {
         (Status::OptimalExhaustive, Some(p)) if earlier_failed => l.skip(
@@ -493,4 +513,162 @@ fn check_fields(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpti
             ),
         );
     }
+}
+
+/// Whether two computed seconds agree up to rounding.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) + 1e-300
+}
+
+/// The seconds part of a claim, recomputed (doc/design.md §12).
+fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOptions) {
+    use crate::cost::{chunk, CostModel, Seconds};
+    let stated = claim.seconds_predicted.is_some() || claim.seconds_lower_bound.is_some();
+    let s: Seconds = match &claim.cost {
+        None if !stated => return,
+        None => {
+            return l.check(
+                Part::Seconds,
+                false,
+                "seconds_predicted/seconds_lower_bound stated without the `cost` object: nothing to check them against".into(),
+            )
+        }
+        Some(v) => match serde_json::from_value(v.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                return l.check(Part::Seconds, false, format!("cost object unreadable: {e}"))
+            }
+        },
+    };
+    let model = match CostModel::new(s.alpha_us, s.link_gbps) {
+        Ok(m) => m,
+        Err(e) => return l.check(Part::Seconds, false, format!("cost model: {e}")),
+    };
+    match &opts.cost {
+        Some(given) => l.check(
+            Part::Seconds,
+            *given == model,
+            format!(
+                "cost model: summary's {} against the given {}",
+                model.flags(),
+                given.flags()
+            ),
+        ),
+        None => l.skip(
+            Part::Seconds,
+            format!(
+                "cost model: the summary's own ({}); none given to compare (--alpha-us/--link-gbps or the instance's \"cost\")",
+                model.flags()
+            ),
+        ),
+    }
+    l.check(
+        Part::Seconds,
+        s.chunk_bits == inst.bw,
+        format!(
+            "cost.chunk_bits {} is the instance's chunk size {}",
+            s.chunk_bits, inst.bw
+        ),
+    );
+    let predicted = model.seconds(claim.ticks, inst.bw);
+    for (name, v) in [
+        ("seconds_predicted", claim.seconds_predicted),
+        ("cost.predicted", Some(s.predicted)),
+    ] {
+        match v {
+            Some(v) => l.check(
+                Part::Seconds,
+                close(v, predicted),
+                format!(
+                    "{name} {v:e} s: ticks {} x tick time {:e} s = {predicted:e} s",
+                    claim.ticks,
+                    model.tick_seconds(inst.bw)
+                ),
+            ),
+            None => l.check(Part::Seconds, false, format!("{name} missing")),
+        }
+    }
+    let fluid = chunk::fluid_limit_seconds(inst, &model);
+    l.check(
+        Part::Seconds,
+        close(s.fluid_limit_seconds, fluid) && close(s.ratio_to_fluid * fluid, s.predicted),
+        format!(
+            "fluid limit {:e} s (recomputed {fluid:e} s), ratio {:.6}",
+            s.fluid_limit_seconds, s.ratio_to_fluid
+        ),
+    );
+    // The witness step: a tick bound at one chunk size, times its tick time.
+    let b = &s.bound;
+    let in_range = b.chunk_bits == inst.bw
+        || s.range.is_some_and(|r| {
+            b.chunk_bits % 8 == 0 && (r.min_bits..=r.max_bits).contains(&b.chunk_bits)
+        });
+    let step = match (in_range, inst.with_bw(b.chunk_bits)) {
+        (false, _) => Err(format!("chunk size {} is outside the range", b.chunk_bits)),
+        (true, _) if b.chunk_bits == inst.bw => {
+            b.witness.recompute(inst).map_err(|e| e.to_string())
+        }
+        (true, Ok(at)) => b.witness.recompute(&at).map_err(|e| e.to_string()),
+        (true, Err(e)) => Err(e.to_string()),
+    };
+    let step_ok = matches!(step, Ok(t) if t == b.ticks)
+        && close(b.seconds, model.seconds(b.ticks, b.chunk_bits));
+    l.check(
+        Part::Seconds,
+        step_ok,
+        match step {
+            Ok(t) => format!(
+                "bound step: at chunk {} bits the {} witness proves {t} ticks (claims {}), x tick time = {:e} s (claims {:e} s)",
+                b.chunk_bits,
+                b.witness.kind(),
+                b.ticks,
+                model.seconds(t, b.chunk_bits),
+                b.seconds
+            ),
+            Err(e) => format!("bound step at chunk {} bits does not hold: {e}", b.chunk_bits),
+        },
+    );
+    // The bound over the range, searched again with the summary's odd sets.
+    let at_given = model.seconds(claim.lower_bound, inst.bw);
+    let recomputed = match s.range {
+        None if inst.has_demand_bw() => Ok(at_given),
+        None => Err("no chunk range stated for a one-bandwidth instance".to_string()),
+        Some(r) => chunk::ChunkRange::new(r.min_bits, r.max_bits)
+            .and_then(|r| {
+                chunk::bound_over_range(
+                    inst,
+                    &model,
+                    r,
+                    &s.odd_sets,
+                    chunk::ChunkOptions::default().max_work,
+                )
+            })
+            .map(|x| x.lower_bound_seconds.min(at_given))
+            .map_err(|e| e.to_string()),
+    };
+    let claimed = claim.seconds_lower_bound;
+    match (claimed, recomputed) {
+        (Some(v), Ok(r)) => l.check(
+            Part::Seconds,
+            v <= r * (1.0 + 1e-9) && close(v, s.lower_bound) && v <= predicted * (1.0 + 1e-9),
+            format!(
+                "seconds_lower_bound {v:e} s <= {r:e} s, the minimum over {} of (tick bound x tick time) recomputed{}",
+                match s.range {
+                    Some(r) => format!("chunk sizes {}..={} bits and {} bits", r.min_bits, r.max_bits, inst.bw),
+                    None => format!("the chunk size {} bits", inst.bw),
+                },
+                if s.odd_sets.is_empty() { String::new() } else { format!(" with {} odd set(s)", s.odd_sets.len()) }
+            ),
+        ),
+        (None, _) => l.check(Part::Seconds, false, "seconds_lower_bound missing".into()),
+        (Some(v), Err(e)) => l.check(
+            Part::Seconds,
+            false,
+            format!("seconds_lower_bound {v:e} s cannot be recomputed: {e}"),
+        ),
+    }
+    l.skip(
+        Part::Seconds,
+        "not checked: cost.bound_method, cost.bound_complete, cost.chunk (informational)".into(),
+    );
 }

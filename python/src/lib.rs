@@ -142,6 +142,18 @@ fn time_limit(seconds: Option<f64>) -> PyResult<Option<Duration>> {
 struct NativeSolution {
     inst: Instance,
     sol: Solution,
+    /// Seconds under a cost model, when one was given (doc/design.md §12).
+    seconds: Option<tickopt::cost::Seconds>,
+}
+
+impl NativeSolution {
+    fn summary(&self) -> Summary {
+        let s = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
+        match &self.seconds {
+            Some(sec) => s.with_seconds(sec.clone()),
+            None => s,
+        }
+    }
 }
 
 #[pymethods]
@@ -166,6 +178,24 @@ impl NativeSolution {
         self.inst.slots
     }
 
+    /// The schedule's chunk size in bits (chosen with `chunk="auto"`).
+    #[getter]
+    fn chunk_bits(&self) -> u64 {
+        self.inst.bw
+    }
+
+    /// Ticks x tick time under the cost model (None without one).
+    #[getter]
+    fn seconds_predicted(&self) -> Option<f64> {
+        self.seconds.as_ref().map(|s| s.predicted)
+    }
+
+    /// Proven: no chunk size of the range does better (None without a cost model).
+    #[getter]
+    fn seconds_lower_bound(&self) -> Option<f64> {
+        self.seconds.as_ref().map(|s| s.lower_bound)
+    }
+
     #[getter]
     fn model(&self) -> &'static str {
         self.inst.model.as_str()
@@ -178,8 +208,7 @@ impl NativeSolution {
 
     /// The `--summary` JSON of `tickopt solve` (no `instance` field: there is no file).
     fn summary_json(&self) -> PyResult<String> {
-        let summary = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
-        serde_json::to_string_pretty(&summary).map_err(value_error)
+        serde_json::to_string_pretty(&self.summary()).map_err(value_error)
     }
 
     /// The merged demands the instance holds, `(src, dst, bits)` sorted by pair.
@@ -229,8 +258,7 @@ impl NativeSolution {
         detached(py, || {
             let report = validate_expanded(&self.inst, &self.sol.schedule);
             // The claim as `tickopt verify` reads it: from the summary JSON.
-            let summary = Summary::new(&self.inst, None, &self.sol.bounds, &self.sol);
-            let value = serde_json::to_value(&summary).map_err(value_error)?;
+            let value = serde_json::to_value(self.summary()).map_err(value_error)?;
             let claim = Claim::from_value(value).map_err(value_error)?;
             let opts = VerifyOptions::default();
             Ok(report.passed() && verify_claim(&self.inst, &report, &claim, &opts).holds)
@@ -277,7 +305,7 @@ impl NativeSolution {
 // The arguments are the Python keyword signature, one for one.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (demands, bw, model, slots, ports, time_limit, solver))]
+#[pyo3(signature = (demands, bw, model, slots, ports, time_limit, solver, alpha_us=None, link_gbps=None, chunk=None, min_chunk=None, max_chunk=None))]
 fn solve(
     py: Python<'_>,
     demands: Vec<PyDemand>,
@@ -287,16 +315,76 @@ fn solve(
     ports: Option<i128>,
     time_limit: Option<f64>,
     solver: &str,
+    alpha_us: Option<f64>,
+    link_gbps: Option<f64>,
+    chunk: Option<&str>,
+    min_chunk: Option<i128>,
+    max_chunk: Option<i128>,
 ) -> PyResult<NativeSolution> {
     let request = SolveRequest {
         solver: solver_choice(solver)?,
         time_limit: self::time_limit(time_limit)?,
     };
     let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
+    let auto_chunk = match chunk {
+        None | Some("given") => false,
+        Some("auto") => true,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "chunk must be \"auto\" or \"given\", got {other:?}"
+            )))
+        }
+    };
+    let cost = match (alpha_us, link_gbps) {
+        (Some(a), Some(g)) => Some(tickopt::cost::CostModel::new(a, g).map_err(value_error)?),
+        (None, None) => None,
+        _ => {
+            return Err(PyValueError::new_err(
+                "alpha_us and link_gbps go together: give both (a tick lasts alpha + chunk_bits / rate)",
+            ))
+        }
+    };
+    let chunk_bits = |v: Option<i128>, name: &str| -> PyResult<Option<u64>> {
+        v.map(|b| to_uint(b, name, name).map_err(value_error))
+            .transpose()
+    };
+    let (min_chunk, max_chunk) = (
+        chunk_bits(min_chunk, "min_chunk")?,
+        chunk_bits(max_chunk, "max_chunk")?,
+    );
+    let Some(cost) = cost else {
+        if auto_chunk || min_chunk.is_some() || max_chunk.is_some() {
+            return Err(PyValueError::new_err(
+                "chunk=\"auto\", min_chunk and max_chunk need a cost model: alpha_us and link_gbps",
+            ));
+        }
+        return detached(py, move || {
+            let sol = solve_instance(&inst, &request)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            Ok(NativeSolution {
+                inst,
+                sol,
+                seconds: None,
+            })
+        });
+    };
+    let req = tickopt::cost::SecondsRequest {
+        cost,
+        auto_chunk,
+        min_chunk_bits: min_chunk,
+        max_chunk_bits: max_chunk,
+        odd_set_time: request.time_limit,
+    };
     detached(py, move || {
-        let sol =
-            solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok(NativeSolution { inst, sol })
+        let r = tickopt::cost::solve_seconds(&inst, &req, &request).map_err(|e| match e {
+            tickopt::cost::SecondsError::Engine(e) => PyRuntimeError::new_err(e.to_string()),
+            other => value_error(other),
+        })?;
+        Ok(NativeSolution {
+            inst: r.instance,
+            sol: r.solution,
+            seconds: Some(r.seconds),
+        })
     })
 }
 

@@ -160,3 +160,31 @@ def test_import_does_not_need_torch():
     code = "import sys, tickopt; assert 'torch' not in sys.modules; print(tickopt.solve([(0, 1, 8)], bw=8).ticks)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
+
+
+def test_seconds_cost_model_and_chunk_auto():
+    # Skewed READ1_WRITE1 traffic: the chosen chunk size is proven best
+    # (bound == prediction), the summary carries the seconds and verifies.
+    demands = [(0, 1, 80_000), (1, 2, 4_000), (2, 0, 160), (0, 2, 24_000)]
+    sol = tickopt.solve(demands, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0, chunk="auto")
+    assert sol.chunk_bits % 8 == 0
+    assert sol.seconds_predicted == pytest.approx(sol.seconds_lower_bound, rel=1e-12)
+    s = sol.summary()
+    assert s["copy_bw_bits_per_tick"] == sol.chunk_bits
+    assert s["cost"]["chunk"] == "auto"
+    assert s["seconds_lower_bound"] <= s["seconds_predicted"]
+    assert sol.verify()
+    # A given chunk size: predicted is ticks x tick time, the bound is no larger.
+    given = tickopt.solve(demands, bw=512, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0)
+    assert given.chunk_bits == 512
+    tick = 2.0e-6 + 512 / 8.0e9
+    assert given.seconds_predicted == pytest.approx(given.ticks * tick, rel=1e-12)
+    assert given.seconds_lower_bound <= sol.seconds_predicted * (1 + 1e-12)
+    # Without a cost model there are no seconds.
+    assert tickopt.solve(demands, bw=512).seconds_predicted is None
+    with pytest.raises(ValueError, match="go together"):
+        tickopt.solve(demands, bw=512, alpha_us=1.0)
+    with pytest.raises(ValueError, match="need a cost model"):
+        tickopt.solve(demands, chunk="auto")
+    with pytest.raises(ValueError, match="whole number of bytes"):
+        tickopt.solve(demands, alpha_us=1.0, link_gbps=1.0, chunk="auto", min_chunk=12)

@@ -137,6 +137,21 @@ class Solution:
         return self._native.slots
 
     @property
+    def chunk_bits(self) -> int:
+        """The schedule's chunk size in bits (chosen with ``chunk="auto"``)."""
+        return self._native.chunk_bits
+
+    @property
+    def seconds_predicted(self) -> Optional[float]:
+        """Ticks x tick time under the cost model; None without one."""
+        return self._native.seconds_predicted
+
+    @property
+    def seconds_lower_bound(self) -> Optional[float]:
+        """Proven: no chunk size in the range does better; None without a cost model."""
+        return self._native.seconds_lower_bound
+
+    @property
     def witness(self) -> Dict[str, Any]:
         return json.loads(self._native.witness_json())
 
@@ -183,21 +198,50 @@ class Solution:
 def solve(
     demands: Any,
     *,
-    bw: int,
+    bw: Optional[int] = None,
     model: str = "STRICT1",
     slots: Optional[int] = None,
     ports: Optional[int] = None,
     time_limit: Optional[float] = None,
     solver: str = "auto",
+    alpha_us: Optional[float] = None,
+    link_gbps: Optional[float] = None,
+    chunk: Optional[str] = None,
+    min_chunk: Optional[int] = None,
+    max_chunk: Optional[int] = None,
 ) -> Solution:
     """Optimal schedule for `demands` (see the module docs), as ``tickopt solve``.
 
     `slots` defaults to the matrix size, else the largest slot + 1.
+    With a cost model (`alpha_us`: per-tick overhead in microseconds,
+    `link_gbps`: link rate in gigabits per second) the solution carries
+    ``seconds_predicted`` and ``seconds_lower_bound``; ``chunk="auto"``
+    chooses the chunk size (whole bytes between `min_chunk` and `max_chunk`
+    bits) that minimises predicted seconds, and then `bw` may be left out.
     Raises ValueError for bad input, with the CLI's message.
     """
+    if bw is None:
+        if chunk != "auto":
+            raise ValueError("bw is required (bits per chunk), unless chunk=\"auto\" chooses it")
+        bw = 8
     rows, bw, slots, ports = _frame(demands, bw, slots, ports)
     tl = None if time_limit is None else float(time_limit)
-    return Solution(_tickopt.solve(rows, bw, str(model), slots, ports, tl, str(solver)))
+    return Solution(
+        _tickopt.solve(
+            rows,
+            bw,
+            str(model),
+            slots,
+            ports,
+            tl,
+            str(solver),
+            None if alpha_us is None else float(alpha_us),
+            None if link_gbps is None else float(link_gbps),
+            None if chunk is None else str(chunk),
+            None if min_chunk is None else _as_int(min_chunk, "min_chunk"),
+            None if max_chunk is None else _as_int(max_chunk, "max_chunk"),
+        )
+    )
 
 
 def bounds(

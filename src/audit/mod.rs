@@ -204,6 +204,50 @@ pub struct Audit {
     pub passed: bool,
     /// In input order (`rank` gives the ranking).
     pub schedules: Vec<ScheduleAudit>,
+    /// Seconds under a cost model, when one is given (doc/design.md §12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<AuditSeconds>,
+}
+
+/// An audit in seconds: tickopt's own solve and each valid schedule,
+/// against the fluid limit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AuditSeconds {
+    /// tickopt's solve in seconds (predicted, the bound over chunk sizes,
+    /// the fluid limit).
+    pub tickopt: crate::cost::Seconds,
+    /// Per schedule, in input order.
+    pub schedules: Vec<ScheduleSeconds>,
+}
+
+/// One schedule's predicted seconds (ticks x tick time at the instance's
+/// chunk size) and its ratio to the fluid limit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScheduleSeconds {
+    pub name: String,
+    pub predicted: f64,
+    pub ratio_to_fluid: f64,
+}
+
+impl AuditSeconds {
+    /// The seconds of `audit`'s schedules under `tickopt`'s cost model.
+    pub fn new(audit: &Audit, tickopt: crate::cost::Seconds) -> AuditSeconds {
+        let fluid = tickopt.fluid_limit_seconds;
+        let schedules = audit
+            .schedules
+            .iter()
+            .filter(|r| r.valid)
+            .map(|r| {
+                let predicted = r.schedule_ticks as f64 * tickopt.tick_seconds;
+                ScheduleSeconds {
+                    name: r.name.clone(),
+                    predicted,
+                    ratio_to_fluid: if fluid > 0.0 { predicted / fluid } else { 0.0 },
+                }
+            })
+            .collect();
+        AuditSeconds { tickopt, schedules }
+    }
 }
 
 /// Whether a status proves the schedule's length optimal.
@@ -301,6 +345,7 @@ impl Audit {
             gates,
             passed: rows.iter().all(|r| r.passed),
             schedules: rows,
+            seconds: None,
         }
     }
 

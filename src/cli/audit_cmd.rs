@@ -44,6 +44,10 @@ pub struct AuditArgs {
     /// Print audit.json on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// With a cost model: predicted seconds of each schedule and its ratio
+    /// to the fluid limit, and tickopt's bound in seconds over chunk sizes.
+    #[command(flatten)]
+    pub cost: super::common::CostArgs,
 }
 
 pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
@@ -82,13 +86,22 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         inst.slots,
         inst.total_chunks()
     ));
-    let sol = solve_instance(&inst, &request)?;
+    let cost = a.cost.model(&inst)?;
+    let (sol, seconds) = match cost {
+        Some(c) => {
+            let req = super::solve_cmd::ChunkArgs::default().request(c, request.time_limit);
+            let r = crate::cost::solve_seconds(&inst, &req, &request)?;
+            (r.solution, Some(r.seconds))
+        }
+        None => (solve_instance(&inst, &request)?, None),
+    };
     drop(phases);
     let gates = Gates {
         max_gap_ticks: a.max_gap_ticks,
         max_gap: a.max_gap,
     };
-    let audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates);
+    let mut audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates);
+    audit.seconds = seconds.map(|s| crate::audit::AuditSeconds::new(&audit, s));
     if let Some(dir) = &a.out_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         export::write_outputs(dir, &audit)?;
@@ -140,6 +153,25 @@ fn print_table(a: &Audit) -> std::io::Result<()> {
         )?;
         for e in &r.first_errors {
             outln!("        {}", serde_json::to_string(e)?)?;
+        }
+    }
+    if let Some(s) = &a.seconds {
+        let t = &s.tickopt;
+        outln!(
+            "seconds ({}): fluid limit {:.6} s; tickopt's schedule {:.6} s ({:.2}x fluid); no chunk size does better than {:.6} s",
+            crate::cost::CostModel { alpha_us: t.alpha_us, link_gbps: t.link_gbps }.flags(),
+            t.fluid_limit_seconds,
+            t.predicted,
+            t.ratio_to_fluid,
+            t.lower_bound
+        )?;
+        for r in &s.schedules {
+            outln!(
+                "        {:<40} predicted {:.6} s ({:.2}x fluid)",
+                r.name,
+                r.predicted,
+                r.ratio_to_fluid
+            )?;
         }
     }
     outln!("audit: {}", if a.passed { "PASS" } else { "FAIL" })

@@ -20,6 +20,52 @@ pub struct BoundsArgs {
     /// bound, that colouring settles the bound and the search does not run.)
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
+    /// With a cost model, also the proven bound in seconds over every
+    /// whole-byte chunk size (doc/design.md §12) and the fluid limit.
+    #[command(flatten)]
+    pub cost: super::common::CostArgs,
+    /// Smallest chunk size of the seconds bound (default 1 byte; whole bytes).
+    #[arg(long, value_name = "SIZE", value_parser = super::common::parse_chunk_arg)]
+    pub min_chunk: Option<u64>,
+    /// Largest chunk size of the seconds bound (default: the largest demand).
+    #[arg(long, value_name = "SIZE", value_parser = super::common::parse_chunk_arg)]
+    pub max_chunk: Option<u64>,
+}
+
+/// The seconds bound over chunk sizes, as JSON.
+fn seconds_bound(
+    inst: &crate::instance::Instance,
+    a: &BoundsArgs,
+    deadline: Option<std::time::Instant>,
+) -> anyhow::Result<Option<serde_json::Value>> {
+    use crate::cost::{choose_chunk, chunk::fluid_limit_seconds, ChunkOptions, ChunkRange};
+    let Some(cost) = a.cost.model(inst)? else {
+        if a.min_chunk.is_some() || a.max_chunk.is_some() {
+            anyhow::bail!("--min-chunk/--max-chunk bound the chunk sizes of the seconds bound: they need a cost model (--alpha-us and --link-gbps)");
+        }
+        return Ok(None);
+    };
+    let range = ChunkRange::given_or_default(inst, a.min_chunk, a.max_chunk)?;
+    let c = choose_chunk(
+        inst,
+        &cost,
+        range,
+        &ChunkOptions {
+            deadline,
+            ..ChunkOptions::default()
+        },
+    )?;
+    Ok(Some(serde_json::json!({
+        "alpha_us": cost.alpha_us,
+        "link_gbps": cost.link_gbps,
+        "range": c.range,
+        "seconds_lower_bound": c.search.lower_bound_seconds,
+        "best_chunk_bits": c.search.best.chunk_bits,
+        "bound": c.search.best,
+        "complete": c.search.complete,
+        "odd_sets": c.odd_sets,
+        "fluid_limit_seconds": fluid_limit_seconds(inst, &cost),
+    })))
 }
 
 pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
@@ -34,6 +80,7 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
     let g = DemandGraph::new(&inst);
     let deadline = limit.map(|t| std::time::Instant::now() + t);
     let (b, settled_by) = bounds_settled_until(&inst, &g, deadline);
+    let seconds = seconds_bound(&inst, &a, deadline)?;
     drop(phases);
     if a.json {
         // `settled_by`: the colouring that settled completeness (null when
@@ -41,6 +88,9 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
         let mut v = serde_json::to_value(&b)?;
         if let Some(obj) = v.as_object_mut() {
             obj.insert("settled_by".into(), serde_json::to_value(&settled_by)?);
+            if let Some(sec) = seconds {
+                obj.insert("seconds".into(), sec);
+            }
         }
         outln!("{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
@@ -90,5 +140,21 @@ pub fn run(a: BoundsArgs) -> anyhow::Result<u8> {
             (false, _) => "partial".to_string(),
         }
     )?;
+    if let Some(sec) = seconds {
+        outln!(
+            "seconds      >= {:.9} s over chunk sizes {}..={} bits (least at {} bits: {} ticks, {}{})",
+            sec["seconds_lower_bound"].as_f64().unwrap_or(0.0),
+            sec["range"]["min_bits"],
+            sec["range"]["max_bits"],
+            sec["best_chunk_bits"],
+            sec["bound"]["ticks"],
+            sec["bound"]["witness"]["kind"].as_str().unwrap_or("?"),
+            if sec["complete"] == true { "" } else { "; walk cut short, bound still valid" }
+        )?;
+        outln!(
+            "fluid limit  {:.9} s (bits through the busiest slot / link rate)",
+            sec["fluid_limit_seconds"].as_f64().unwrap_or(0.0)
+        )?;
+    }
     Ok(0)
 }

@@ -171,3 +171,45 @@ pub fn explain_write_error(e: WriteError, hint: &str) -> anyhow::Error {
         other => other.into(),
     }
 }
+
+/// The link cost model on the command line (doc/design.md §12).
+#[derive(Args, Debug, Clone, Default)]
+pub struct CostArgs {
+    /// Per-tick overhead of the link cost model, in microseconds: a tick
+    /// lasts alpha + chunk_bits / rate. With --link-gbps (both or neither);
+    /// replaces an instance JSON's "cost" object. `tickopt calibrate`
+    /// prints the values a device measured.
+    #[arg(long, value_name = "MICROSECONDS", allow_negative_numbers = true)]
+    pub alpha_us: Option<f64>,
+    /// Link rate of the cost model, in gigabits (10^9 bits) per second
+    /// (678 GB/s is 5424). With --alpha-us.
+    #[arg(long, value_name = "GBPS", allow_negative_numbers = true)]
+    pub link_gbps: Option<f64>,
+}
+
+impl CostArgs {
+    /// The flags' model, else the instance's `"cost"`, else none.
+    pub fn model(&self, inst: &Instance) -> anyhow::Result<Option<crate::cost::CostModel>> {
+        match (self.alpha_us, self.link_gbps) {
+            (Some(a), Some(g)) => Ok(Some(
+                crate::cost::CostModel::new(a, g).map_err(|e| anyhow::anyhow!("--alpha-us/--link-gbps: {e}"))?,
+            )),
+            (None, None) => Ok(inst.cost),
+            _ => anyhow::bail!(
+                "--alpha-us and --link-gbps go together: give both (a tick lasts alpha + chunk_bits / rate)"
+            ),
+        }
+    }
+}
+
+/// clap value parser for a chunk size (`--min-chunk`, `--max-chunk`): the
+/// one size syntax, plain integers in bits, whole bytes only.
+pub fn parse_chunk_arg(s: &str) -> Result<u64, String> {
+    let bits = parse_bits_arg(s)?;
+    if bits % 8 != 0 {
+        return Err(format!(
+            "{s:?} is {bits} bits, not a whole number of bytes (chunk sizes are whole bytes: 64B, 4KiB, 8192)"
+        ));
+    }
+    Ok(bits)
+}

@@ -18,6 +18,7 @@ macro_rules! outln {
 mod audit_cmd;
 mod bench_cmd;
 mod bounds_cmd;
+mod calibrate_cmd;
 mod common;
 mod convert_cmd;
 mod export_cmd;
@@ -89,6 +90,10 @@ pub enum Command {
     /// check every byte and time each tick. Exit 0 if the data check
     /// passed, 2 if it failed, 1 on bad input or when the executor cannot run.
     Replay(replay_cmd::ReplayArgs),
+    /// Fit the link cost model (a tick lasts alpha + bytes / rate) to the
+    /// ticks of executor reports by least squares; prints the flags
+    /// (--alpha-us, --link-gbps) and the residual.
+    Calibrate(calibrate_cmd::CalibrateArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -104,6 +109,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Gen(a) => gen_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Replay(a) => replay_cmd::run(a),
+        Command::Calibrate(a) => calibrate_cmd::run(a),
         Command::Export(a) => export_cmd::run(a),
         Command::Import(a) => import_cmd::run(a),
     }

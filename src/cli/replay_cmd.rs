@@ -52,7 +52,15 @@ pub struct ReplayArgs {
     /// Write the JSON report here.
     #[arg(long, value_name = "REPORT.json")]
     pub out: Option<PathBuf>,
+    /// The cost model whose prediction is shown beside the measured ticks
+    /// (else the instance's "cost"; none: no prediction).
+    #[command(flatten)]
+    pub cost: super::common::CostArgs,
 }
+
+/// How many ticks the prediction table shows on the terminal (the JSON
+/// report has every detailed tick).
+const PREDICTION_ROWS: usize = 8;
 
 /// One labelled execution in the report.
 #[derive(Serialize)]
@@ -79,6 +87,9 @@ struct ReplayReport<'a> {
     repeat: u32,
     runs: Vec<Run>,
     peak: Option<PeakReport>,
+    /// The cost model's prediction for the schedule run, tick by tick.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prediction: Option<crate::cost::calibrate::Prediction>,
     /// Where each demand's bytes live (for external tools replaying the same regions).
     layout: &'a Layout,
 }
@@ -95,6 +106,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
     };
     opts.check()?;
     let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
+    let cost = a.cost.model(&inst)?;
     let schedule = load_schedule(&inst, &a.schedule)?;
     let mut exec = new_executor(a.executor, &a.devices)?;
     let layout = Layout::new(&inst, opts.scale_bits, exec.devices())?;
@@ -142,6 +154,41 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         opts.repeat
     );
     print!("{}", render_table(&rows, peak.as_ref()));
+    let prediction = cost.map(|c| crate::cost::calibrate::predict(&runs[0].report, &c));
+    if let Some(p) = &prediction {
+        println!(
+            "cost model {}: a tick lasts alpha + largest copy / rate",
+            cost.map(|c| c.flags()).unwrap_or_default()
+        );
+        println!(
+            "{:>8}  {:>14}  {:>14}  {:>14}",
+            "tick", "largest copy B", "predicted us", "measured us"
+        );
+        for (i, (t, us)) in runs[0]
+            .report
+            .per_tick
+            .iter()
+            .zip(&p.per_tick_us)
+            .enumerate()
+            .take(PREDICTION_ROWS)
+        {
+            println!(
+                "{i:>8}  {:>14}  {us:>14.2}  {:>14.2}",
+                t.max_copy_bytes, t.median_us
+            );
+        }
+        if p.per_tick_us.len() > PREDICTION_ROWS {
+            println!(
+                "{:>8}  ({} more ticks in the JSON report)",
+                "...",
+                p.per_tick_us.len() - PREDICTION_ROWS
+            );
+        }
+        println!(
+            "{:>8}  {:>14}  {:>14.2}  {:>14.2}  (measured / predicted {:.3})",
+            "total", "", p.total_us, p.measured_us, p.measured_over_predicted
+        );
+    }
     let passed = runs.iter().all(|r| r.report.verification.passed);
     for r in runs.iter().filter(|r| !r.report.verification.passed) {
         for f in &r.report.verification.faults {
@@ -165,6 +212,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
             repeat: opts.repeat,
             runs,
             peak,
+            prediction,
             layout: &layout,
         };
         let json = serde_json::to_string_pretty(&report)?;

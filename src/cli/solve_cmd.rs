@@ -1,6 +1,8 @@
 //! `tickopt solve`.
 
-use super::common::{explain_write_error, prepare_outputs, InstanceArgs, OutputLimitArgs};
+use super::common::{
+    explain_write_error, parse_chunk_arg, prepare_outputs, CostArgs, InstanceArgs, OutputLimitArgs,
+};
 use super::summary::Summary;
 use crate::schedule::writers::check_schedule_output;
 use crate::schedule::{write_schedule, Format};
@@ -49,6 +51,80 @@ pub struct SolveArgs {
     /// Worker threads (default: all cores). Output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub cost: CostArgs,
+    #[command(flatten)]
+    pub chunk: ChunkArgs,
+}
+
+/// How the chunk size is set (doc/design.md §12).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ChunkArgs {
+    /// given: the instance's (or --bw) chunk size. auto: the whole-byte size
+    /// between --min-chunk and --max-chunk that minimises predicted seconds
+    /// under the cost model (--alpha-us/--link-gbps or the instance's
+    /// "cost"), chosen by an exact search with a proven bound over every
+    /// size; the schedule and summary use it.
+    #[arg(long, value_name = "MODE", default_value = "given", value_parser = ["given", "auto"])]
+    pub chunk: String,
+    /// Smallest chunk size searched and bounded (default 1 byte). Units: a
+    /// plain integer is bits; 64B, 4KiB, 1MB are bytes; whole bytes only.
+    #[arg(long, value_name = "SIZE", value_parser = parse_chunk_arg)]
+    pub min_chunk: Option<u64>,
+    /// Largest chunk size searched and bounded (default: the largest
+    /// demand, rounded up to a byte). Units as --min-chunk.
+    #[arg(long, value_name = "SIZE", value_parser = parse_chunk_arg)]
+    pub max_chunk: Option<u64>,
+}
+
+impl ChunkArgs {
+    pub fn auto(&self) -> bool {
+        self.chunk == "auto"
+    }
+
+    /// The library's request, given a cost model.
+    pub fn request(
+        &self,
+        cost: crate::cost::CostModel,
+        time_limit: Option<Duration>,
+    ) -> crate::cost::SecondsRequest {
+        crate::cost::SecondsRequest {
+            cost,
+            auto_chunk: self.auto(),
+            min_chunk_bits: self.min_chunk,
+            max_chunk_bits: self.max_chunk,
+            odd_set_time: time_limit,
+        }
+    }
+
+    /// Refuses range flags that nothing would read.
+    pub fn check(&self, cost_given: bool) -> anyhow::Result<()> {
+        if self.auto() && !cost_given {
+            anyhow::bail!("--chunk auto needs a cost model: --alpha-us A --link-gbps G, or a \"cost\": {{\"alpha_us\": A, \"link_gbps\": G}} object in the instance JSON");
+        }
+        if !cost_given && (self.min_chunk.is_some() || self.max_chunk.is_some()) {
+            anyhow::bail!("--min-chunk/--max-chunk bound the chunk sizes of the seconds search: they need a cost model (--alpha-us and --link-gbps)");
+        }
+        Ok(())
+    }
+}
+
+/// The instance overrides for a solve with `--chunk auto`: a demands CSV
+/// with no bandwidth of its own is read at 8 bits (any size will do, the
+/// search sets the real one) instead of being refused for lacking --bw.
+pub fn chunk_auto_overrides(
+    path: &std::path::Path,
+    mut overrides: crate::instance::Overrides,
+) -> anyhow::Result<crate::instance::Overrides> {
+    if overrides.bw.is_none() {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let json = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        if !json && matches!(crate::instance::recorded_bw(&bytes), Ok(None)) {
+            overrides.bw = Some(8);
+        }
+    }
+    Ok(overrides)
 }
 
 /// Sets the size of rayon's global pool (once per process).
@@ -76,28 +152,52 @@ pub fn time_limit(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
 
 pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     set_threads(a.threads)?;
+    let limit = time_limit(a.time_limit)?;
     let request = SolveRequest {
         solver: a.solver,
-        time_limit: time_limit(a.time_limit)?,
+        time_limit: limit,
     };
     // Every output is checked (and its temporary file created) before any
     // work; nothing appears under an output name before the end.
     let [out_file, summary_file] = prepare_outputs([a.out.as_deref(), a.summary.as_deref()])?;
     let phases = super::progress::Phases::start("reading the instance");
-    let inst = a.instance.load()?;
+    let mut overrides = a.instance.overrides.to_overrides();
+    if a.chunk.auto() {
+        overrides = chunk_auto_overrides(&a.instance.input, overrides)?;
+    }
+    let inst = super::common::load_instance(&a.instance.input, &overrides)?;
+    let cost = a.cost.model(&inst)?;
+    a.chunk.check(cost.is_some())?;
     phases.phase(format!(
-        "bounds and solve ({} slots, {} chunks)",
+        "bounds and solve ({} slots, {} chunks{})",
         inst.slots,
-        inst.total_chunks()
+        inst.total_chunks(),
+        if a.chunk.auto() {
+            ", chunk size search"
+        } else {
+            ""
+        }
     ));
-    let sol = solve_instance(&inst, &request)?;
+    let (inst, sol, seconds) = match cost {
+        Some(cost) => {
+            let r = crate::cost::solve_seconds(&inst, &a.chunk.request(cost, limit), &request)?;
+            (r.instance, r.solution, Some(r.seconds))
+        }
+        None => {
+            let sol = solve_instance(&inst, &request)?;
+            (inst, sol, None)
+        }
+    };
     phases.phase("writing");
-    let summary = Summary::new(
+    let mut summary = Summary::new(
         &inst,
         Some(a.instance.input.display().to_string()),
         &sol.bounds,
         &sol,
     );
+    if let Some(s) = seconds {
+        summary = summary.with_seconds(s);
+    }
     let mut out_file = out_file;
     if let (Some(out), Some(file)) = (&a.out, &mut out_file) {
         let format = a

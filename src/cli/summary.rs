@@ -38,6 +38,15 @@ pub struct Summary {
     pub proof: Option<Proof>,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub details: serde_json::Map<String, serde_json::Value>,
+    /// The schedule's ticks x tick time under the cost model (doc/design.md §12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_predicted: Option<f64>,
+    /// Proven: no chunk size of `cost.range` (nor the schedule's) does better.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_lower_bound: Option<f64>,
+    /// The cost model, the chunk size and how the seconds bound was obtained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::Seconds>,
 }
 
 impl Summary {
@@ -64,12 +73,23 @@ impl Summary {
             bounds: serde_json::to_value(bounds).unwrap_or_default(),
             proof: sol.proof.clone(),
             details: sol.stats.details.clone(),
+            seconds_predicted: None,
+            seconds_lower_bound: None,
+            cost: None,
         }
+    }
+
+    /// The summary with the seconds of the solve under a cost model.
+    pub fn with_seconds(mut self, s: crate::cost::Seconds) -> Summary {
+        self.seconds_predicted = Some(s.predicted);
+        self.seconds_lower_bound = Some(s.lower_bound);
+        self.cost = Some(s);
+        self
     }
 
     /// One human line: `T ticks (status; lower bound LB by WITNESS) in S s`.
     pub fn one_line(&self) -> String {
-        format!(
+        let line = format!(
             "{} {} slots, {} chunks: {} ticks, lower bound {} ({}), status {}, solver {}, {:.3} s",
             self.model,
             self.slots,
@@ -80,6 +100,20 @@ impl Summary {
             self.status,
             self.solver,
             self.seconds
-        )
+        );
+        match &self.cost {
+            Some(c) => format!(
+                "{line}; chunk {} bits ({}): predicted {:.6} s, lower bound {:.6} s, fluid limit {:.6} s",
+                c.chunk_bits,
+                match c.chunk {
+                    crate::cost::ChunkMode::Auto => "chosen",
+                    crate::cost::ChunkMode::Given => "given",
+                },
+                c.predicted,
+                c.lower_bound,
+                c.fluid_limit_seconds
+            ),
+            None => line,
+        }
     }
 }

@@ -21,6 +21,10 @@ pub struct VerifyArgs {
     pub summary: PathBuf,
     #[command(flatten)]
     pub overrides: super::common::OverrideArgs,
+    /// The cost model the summary's seconds must be under (else the
+    /// instance's "cost", else the summary's own, reported as such).
+    #[command(flatten)]
+    pub cost: super::common::CostArgs,
     /// Print the verification as JSON.
     #[arg(long)]
     pub json: bool,
@@ -66,6 +70,14 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
         (a.summary.display().to_string(), summary_model(&text)),
     ];
     model_from_files(&a.instance, &mut overrides, &stated)?;
+    // A schedule at a chunk size the solve chose (`--chunk auto`) is checked
+    // at that size, which the summary states (and its bound covers).
+    if overrides.bw.is_none() {
+        if let Some(bw) = auto_chunk_bits(&text) {
+            eprintln!("tickopt: bw {bw} bits per tick from {} (the chunk size its solve chose with --chunk auto)", a.summary.display());
+            overrides.bw = Some(bw);
+        }
+    }
     let inst = super::common::load_instance(&a.instance, &overrides)?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
@@ -82,6 +94,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
             .instance
             .file_name()
             .map(|n| n.to_string_lossy().into_owned()),
+        cost: a.cost.model(&inst)?,
     };
     let v = verify_claim(&inst, &report, &claim, &opts);
     if a.json {
@@ -104,6 +117,15 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
         )?;
     }
     Ok(if v.holds { 0 } else { 2 })
+}
+
+/// The summary's chunk size when its solve chose it (`"cost": {"chunk":
+/// "auto"}`).
+fn auto_chunk_bits(text: &str) -> Option<u64> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    (v.get("cost")?.get("chunk")?.as_str()? == "auto")
+        .then(|| v.get("copy_bw_bits_per_tick")?.as_u64())
+        .flatten()
 }
 
 fn emit_proof(inst: &crate::instance::Instance, claim: &Claim, dir: &Path) -> anyhow::Result<()> {

@@ -20,6 +20,7 @@
 
 use super::error::require_utf8;
 use super::{Demand, InputError, Instance, Limits, Model, Ports};
+use crate::cost::CostModel;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -397,7 +398,34 @@ pub fn parse_instance_json_warned(
     let mut inst = Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)?;
     inst.id = obj.get("id").and_then(Value::as_str).map(str::to_string);
     inst.notes = obj.get("notes").and_then(Value::as_str).map(str::to_string);
+    inst.cost = match obj.get("cost") {
+        None => None,
+        Some(v) => Some(cost_model(v, warnings)?),
+    };
     Ok(inst)
+}
+
+/// The `"cost"` object: `{"alpha_us": A, "link_gbps": G}` (both required).
+fn cost_model(v: &Value, warnings: &mut Vec<String>) -> Result<CostModel, InputError> {
+    let o = v.as_object().ok_or_else(|| {
+        InputError::field("cost", format!("expected an object, got {}", type_name(v)))
+    })?;
+    super::json_keys::check_keys(o, &super::json_keys::COST_KEYS, "cost", warnings)?;
+    let number = |key: &str| -> Result<f64, InputError> {
+        let path = format!("cost.{key}");
+        match o.get(key) {
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .ok_or_else(|| InputError::field(&path, format!("{n} is not a number"))),
+            Some(other) => Err(InputError::field(
+                &path,
+                format!("expected a number, got {}", type_name(other)),
+            )),
+            None => Err(InputError::field(&path, "missing")),
+        }
+    };
+    let (alpha, gbps) = (number("alpha_us")?, number("link_gbps")?);
+    CostModel::new(alpha, gbps).map_err(|e| InputError::field("cost", e.to_string()))
 }
 
 /// The instance as copyspace-guard instance JSON v0.
@@ -429,6 +457,9 @@ pub fn instance_to_json(inst: &Instance) -> Value {
     }
     if let Some(n) = &inst.notes {
         v["notes"] = json!(n);
+    }
+    if let Some(c) = &inst.cost {
+        v["cost"] = json!(c);
     }
     v
 }

@@ -12,7 +12,7 @@ use super::InputError;
 use serde_json::{Map, Value};
 
 /// The keys of an instance object.
-pub const INSTANCE_KEYS: [&str; 8] = [
+pub const INSTANCE_KEYS: [&str; 9] = [
     "version",
     "model",
     "slots",
@@ -21,7 +21,11 @@ pub const INSTANCE_KEYS: [&str; 8] = [
     "ports",
     "id",
     "notes",
+    "cost",
 ];
+
+/// The keys of the `"cost"` object (doc/design.md §12).
+pub const COST_KEYS: [&str; 2] = ["alpha_us", "link_gbps"];
 
 /// The keys of a demand object.
 pub const DEMAND_KEYS: [&str; 4] = [
@@ -100,6 +104,9 @@ mod tests {
         assert_eq!(close_key("bw", &DEMAND_KEYS), Some("copy_bw_bits_per_tick"));
         assert_eq!(close_key("src", &DEMAND_KEYS), Some("src_slot"));
         assert_eq!(close_key("bits_totl", &DEMAND_KEYS), Some("bits_total"));
+        assert_eq!(close_key("alpha", &COST_KEYS), Some("alpha_us"));
+        assert_eq!(close_key("link_gbs", &COST_KEYS), Some("link_gbps"));
+        assert_eq!(close_key("costs", &INSTANCE_KEYS), Some("cost"));
         for meta in ["description", "created_by", "generator", "name", "tags"] {
             assert_eq!(close_key(meta, &INSTANCE_KEYS), None, "{meta}");
         }

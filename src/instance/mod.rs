@@ -116,6 +116,8 @@ pub struct Instance {
     /// Per-demand bandwidth, indexed like `demands`; `None` when every
     /// demand uses `bw` (copyspace-guard v0).
     demand_bw: Option<Vec<u64>>,
+    /// The link cost model the instance JSON gives (`"cost"`), if any.
+    pub cost: Option<crate::cost::CostModel>,
 }
 
 impl Instance {
@@ -321,6 +323,7 @@ impl Instance {
             notes: None,
             ports,
             demand_bw,
+            cost: None,
         })
     }
 
@@ -422,6 +425,36 @@ impl Instance {
             .binary_search_by_key(&dst, |d| d.dst)
             .ok()
             .map(|i| lo + i)
+    }
+
+    /// The same demands at another chunk size `bw` (doc/design.md §12):
+    /// chunk counts recomputed, everything else kept. An instance with
+    /// per-demand bandwidths is refused (which size would each take?).
+    pub fn with_bw(&self, bw: u64) -> Result<Instance, InputError> {
+        if self.has_demand_bw() {
+            return Err(InputError::field(
+                "copy_bw_bits_per_tick",
+                "per-demand bandwidths: the chunk size cannot be changed for all demands at once",
+            ));
+        }
+        if bw == 0 {
+            return Err(InputError::field(
+                "copy_bw_bits_per_tick",
+                "bandwidth per tick must be > 0",
+            ));
+        }
+        let mut inst = Instance::from_merged(
+            self.model,
+            self.slots,
+            bw,
+            self.demands.clone(),
+            None,
+            self.ports.clone(),
+        )?;
+        inst.id = self.id.clone();
+        inst.notes = self.notes.clone();
+        inst.cost = self.cost;
+        Ok(inst)
     }
 
     /// The same demands under another model.
