@@ -350,3 +350,70 @@ fn each_file_benches_at_its_own_bw_and_reports_show_it() {
     assert_eq!(r.records[0].bw_from.as_deref(), Some("manifest"));
     assert_eq!(r.records[0].ticks, Some(4));
 }
+
+/// With a link cost model every run records its predicted seconds (ticks x
+/// (alpha + bw / rate)) and their ratio to the fluid limit, in results and
+/// reports; without one the column is absent (issue 28).
+#[test]
+fn bench_with_a_cost_model_predicts_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    std::fs::create_dir(&set).unwrap();
+    let csv = set.join("a.csv");
+    let o = tickopt(&["gen", "--bw", "8192", "alltoall", "--n", "6", "-o", s(&csv)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("out");
+    let o = tickopt(&[
+        "bench",
+        s(&set),
+        "--models",
+        "READ1_WRITE1",
+        "--alpha-us",
+        "10",
+        "--link-gbps",
+        "8",
+        "--out",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let r = &results["records"][0];
+    let ticks = r["ticks"].as_f64().unwrap();
+    // 8192 bits at 8 Gbit/s = 1.024 us; a tick is 11.024 us.
+    let predicted = r["seconds_predicted"].as_f64().unwrap();
+    assert!((predicted - ticks * 11.024e-6).abs() < 1e-12, "{r}");
+    // Fluid: the busiest slot moves 5 demands of 8192 bits each way
+    // (READ1_WRITE1: max of out and in) = 5.12 us.
+    let ratio = r["predicted_over_fluid"].as_f64().unwrap();
+    assert!((ratio - predicted / 5.12e-6).abs() < 1e-9, "{r}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("predicted (x fluid)") && md.contains("x fluid) |"),
+        "{md}"
+    );
+    let csv_text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(csv_text
+        .lines()
+        .next()
+        .unwrap()
+        .contains("seconds_predicted,predicted_over_fluid"));
+
+    let plain = dir.path().join("plain");
+    let o = tickopt(&["bench", s(&set), "--out", s(&plain)]);
+    assert!(o.status.success());
+    let md = std::fs::read_to_string(plain.join("report.md")).unwrap();
+    assert!(!md.contains("predicted (x fluid)"), "{md}");
+    // One flag alone is refused before anything runs.
+    let o = tickopt(&[
+        "bench",
+        s(&set),
+        "--alpha-us",
+        "10",
+        "--out",
+        s(&dir.path().join("x")),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("go together"));
+    assert!(!dir.path().join("x").join("results.json").exists());
+}

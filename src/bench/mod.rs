@@ -91,6 +91,10 @@ pub struct BenchOptions {
     pub bw: Option<u64>,
     /// Size limits on every instance read.
     pub limits: Limits,
+    /// Link cost model (doc/design.md §12): each run also records its
+    /// predicted seconds and their ratio to the fluid limit. `None`: an
+    /// instance JSON's own `"cost"` where it has one.
+    pub cost: Option<crate::cost::CostModel>,
 }
 
 impl Default for BenchOptions {
@@ -106,6 +110,7 @@ impl Default for BenchOptions {
             cg_timeout: Duration::from_secs(300),
             bw: None,
             limits: Limits::default(),
+            cost: None,
         }
     }
 }
@@ -123,8 +128,13 @@ impl BenchOptions {
             .time_limit
             .map(|d| format!("{}", d.as_secs_f64()))
             .unwrap_or_else(|| "none".into());
+        // The cost model shapes the seconds fields, so records made without
+        // it are not reused for a run that has one (and back).
+        let cost = self
+            .cost
+            .map_or_else(|| "instance".to_string(), |c| c.flags());
         format!(
-            "solver={solver};time_limit={limit};cg={};tickopt={}",
+            "solver={solver};time_limit={limit};cost={cost};cg={};tickopt={}",
             if self.compare_cg.is_some() {
                 "yes"
             } else {
@@ -225,6 +235,8 @@ fn failed_record(
         status: RunStatus::Failed,
         gap_ticks: None,
         ticks_over_bound: None,
+        seconds_predicted: None,
+        predicted_over_fluid: None,
         known_optimum: None,
         known_check: None,
         valid: None,
@@ -490,6 +502,14 @@ fn measure(
     r.rounds = Some(sol.stats.rounds as u64);
     r.bounds_seconds = sol.stats.bounds_seconds;
     r.seconds = seconds;
+    if let Some(cost) = opts.cost.or(inst.cost) {
+        // Tick time at the instance's bw (per-demand bandwidths scale with
+        // it, doc/design.md §12); the fluid limit is what no chunking beats.
+        let predicted = cost.seconds(sol.ticks, inst.bw);
+        let fluid = crate::cost::fluid_limit_seconds(inst, &cost);
+        r.seconds_predicted = Some(predicted);
+        r.predicted_over_fluid = (fluid > 0.0).then(|| predicted / fluid);
+    }
     Ok(r)
 }
 

@@ -131,6 +131,14 @@ pub struct BenchRecord {
     /// is gap / reference and 0.0 at the optimum). Old journals: `gap_ratio`.
     #[serde(alias = "gap_ratio")]
     pub ticks_over_bound: Option<f64>,
+    /// Seconds the schedule takes under the run's link cost model (ticks x
+    /// tick time at the instance's bw); absent without a cost model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_predicted: Option<f64>,
+    /// `seconds_predicted` over the fluid limit (bytes through the busiest
+    /// slot / link rate): 1.0 is what the links allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_over_fluid: Option<f64>,
     pub known_optimum: Option<u64>,
     /// `match`, `above` (ticks > known optimum) or `contradiction` (ticks or
     /// bound on the wrong side of a proven optimum: a bug).

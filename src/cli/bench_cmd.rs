@@ -47,6 +47,12 @@ pub struct BenchArgs {
     /// bits), Ki, Mi, Gi (x1024 bits), KB, MB, GB, KiB, MiB, GiB (bytes).
     #[arg(long, value_name = "BITS", value_parser = super::common::parse_bits_arg, allow_negative_numbers = true)]
     pub bw: Option<u64>,
+    /// With a link cost model every run also records its predicted seconds
+    /// and their ratio to the fluid limit (results.json/.csv, report.md,
+    /// report.html). Without the flags an instance JSON's own "cost" object
+    /// is used where it has one.
+    #[command(flatten)]
+    pub cost: super::common::CostArgs,
     /// Reuse the runs already recorded in DIR's journal with the same
     /// instance hash and options; run the rest.
     #[arg(long)]
@@ -273,6 +279,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
         cg_timeout: Duration::from_secs_f64(a.cg_timeout),
         bw: a.bw,
         limits: Default::default(),
+        cost: a.cost.flags_model()?,
     };
     let reporter = Reporter::new();
     let outcome = run_bench(&a.sets, &out, &opts, &|p| reporter.event(p));

@@ -190,11 +190,16 @@ pub struct CostArgs {
 impl CostArgs {
     /// The flags' model, else the instance's `"cost"`, else none.
     pub fn model(&self, inst: &Instance) -> anyhow::Result<Option<crate::cost::CostModel>> {
+        Ok(self.flags_model()?.or(inst.cost))
+    }
+
+    /// The flags' model alone (none without the flags).
+    pub fn flags_model(&self) -> anyhow::Result<Option<crate::cost::CostModel>> {
         match (self.alpha_us, self.link_gbps) {
             (Some(a), Some(g)) => Ok(Some(
                 crate::cost::CostModel::new(a, g).map_err(|e| anyhow::anyhow!("--alpha-us/--link-gbps: {e}"))?,
             )),
-            (None, None) => Ok(inst.cost),
+            (None, None) => Ok(None),
             _ => anyhow::bail!(
                 "--alpha-us and --link-gbps go together: give both (a tick lasts alpha + chunk_bits / rate)"
             ),

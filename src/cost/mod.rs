@@ -22,6 +22,8 @@ pub mod model;
 pub mod plan;
 
 pub use assess::{assess, ChunkMode, Seconds};
-pub use chunk::{choose_chunk, ChunkChoice, ChunkError, ChunkOptions, ChunkRange, StepBound};
+pub use chunk::{
+    choose_chunk, fluid_limit_seconds, ChunkChoice, ChunkError, ChunkOptions, ChunkRange, StepBound,
+};
 pub use model::{CostError, CostModel};
 pub use plan::{solve_seconds, SecondsError, SecondsRequest, SecondsSolve};

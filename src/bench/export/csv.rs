@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 pub struct Csv;
 
-const HEADER: [&str; 29] = [
+const HEADER: [&str; 31] = [
     "set",
     "instance",
     "file",
@@ -23,6 +23,8 @@ const HEADER: [&str; 29] = [
     "status",
     "gap_ticks",
     "ticks_over_bound",
+    "seconds_predicted",
+    "predicted_over_fluid",
     "known_optimum",
     "known_check",
     "valid",
@@ -73,6 +75,8 @@ impl Exporter for Csv {
                 r.status.to_string(),
                 o(&r.gap_ticks),
                 o(&r.ticks_over_bound),
+                o(&r.seconds_predicted),
+                o(&r.predicted_over_fluid),
                 o(&r.known_optimum),
                 o(&r.known_check),
                 o(&r.valid),

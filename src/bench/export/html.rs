@@ -344,6 +344,10 @@ impl Exporter for Html {
         s.push_str("\n<h2>Gap per family</h2>\n<p>Grey: mean ticks above the lower bound, as % of the bound. Orange: mean possible gap to the optimum, as % of the bound: zero for runs proven optimal (<code>optimal</code>, <code>optimal_exhaustive</code>), the gap to the bound otherwise (an upper estimate).</p>\n");
         s.push_str(&gap_svg);
         s.push_str("\n<h2>Runs</h2>\n<table><tr><th>instance</th><th>model</th><th>slots</th><th>chunks</th><th>bw (from)</th><th>lower bound</th><th>witness</th><th>ticks</th><th>status</th><th>gap_ticks</th><th>known</th><th>seconds</th><th>solver</th>");
+        let predicted = super::has_seconds(rs);
+        if predicted {
+            s.push_str("<th>predicted (x fluid)</th>");
+        }
         if h.compare_cg {
             s.push_str("<th>cg ticks</th><th>cg LB</th><th>cg seconds</th>");
         }
@@ -358,6 +362,9 @@ impl Exporter for Html {
             };
             let _ = write!(s, "<tr{class}><td>{}/{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\"><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
                 esc(&r.set), esc(&r.instance), esc(&r.model), opt(&r.slots), opt(&r.chunks), esc(&super::bw_cell(r)), opt(&r.lower_bound), esc(&opt(&r.witness)), opt(&r.ticks), status_colour(r.status), r.status, opt(&r.gap_ticks), opt(&r.known_optimum), fmt_seconds(r.seconds), esc(&opt(&r.solver)));
+            if predicted {
+                let _ = write!(s, "<td>{}</td>", esc(&super::predicted_cell(r)));
+            }
             let mut err = r.error.clone().unwrap_or_default();
             if h.compare_cg {
                 match &r.cg {

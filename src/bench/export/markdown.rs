@@ -81,10 +81,14 @@ impl Exporter for Markdown {
 
         writeln!(w, "\n## Runs\n")?;
         let cg = h.compare_cg;
+        let predicted = super::has_seconds(rs);
         write!(
             w,
             "| instance | model | slots | chunks | bw (from) | lower bound | witness | ticks | status | gap_ticks | known | seconds | solver |"
         )?;
+        if predicted {
+            write!(w, " predicted (x fluid) |")?;
+        }
         if cg {
             write!(w, " cg ticks | cg LB | cg seconds |")?;
         }
@@ -93,6 +97,9 @@ impl Exporter for Markdown {
             w,
             "|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|"
         )?;
+        if predicted {
+            write!(w, "---:|")?;
+        }
         if cg {
             write!(w, "---:|---:|---:|")?;
         }
@@ -116,6 +123,9 @@ impl Exporter for Markdown {
                 fmt_seconds(r.seconds),
                 opt(&r.solver)
             )?;
+            if predicted {
+                write!(w, " {} |", super::predicted_cell(r))?;
+            }
             if cg {
                 match &r.cg {
                     Some(c) => write!(

@@ -112,6 +112,22 @@ pub fn bw_cell(r: &BenchRecord) -> String {
     }
 }
 
+/// Whether any run has predicted seconds (a cost model was given): the
+/// reports then show the column.
+pub fn has_seconds(records: &[BenchRecord]) -> bool {
+    records.iter().any(|r| r.seconds_predicted.is_some())
+}
+
+/// A run's predicted seconds and their ratio to the fluid limit, as the
+/// reports show them: `0.002517 s (11.50x fluid)`, or `-`.
+pub fn predicted_cell(r: &BenchRecord) -> String {
+    match (r.seconds_predicted, r.predicted_over_fluid) {
+        (Some(s), Some(x)) => format!("{s:.6} s ({x:.2}x fluid)"),
+        (Some(s), None) => format!("{s:.6} s"),
+        (None, _) => "-".into(),
+    }
+}
+
 /// `value` or `-`.
 pub(crate) fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref()
