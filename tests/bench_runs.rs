@@ -117,7 +117,7 @@ fn small_set_end_to_end_and_every_schedule_validates() {
             &Limits::default(),
         )
         .unwrap();
-        assert_eq!(bench::instance_hash(&inst), r.instance_hash);
+        assert_eq!(tickopt::proof::instance_sha256(&inst), r.instance_hash);
         let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
         assert_eq!(Some(sol.ticks), r.ticks);
         assert!(validate_expanded(&inst, &sol.schedule).passed());
@@ -203,6 +203,89 @@ fn resume_after_an_interrupt_equals_one_clean_run() {
         },
     );
     assert_eq!(other.reused, 0);
+}
+
+/// A journal written before bench used the proofs' instance hash holds the
+/// old bench-only hash (no model): `--resume` reuses none of it, runs every
+/// instance once, and the results hold each run once (no stale duplicates).
+#[test]
+fn resume_over_a_journal_with_old_instance_hashes_reruns_each_run_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("small");
+    make_set(&set);
+    let clean = run(
+        std::slice::from_ref(&set),
+        &tmp.path().join("clean"),
+        &opts(2),
+    );
+    let out = tmp.path().join("old");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut old = String::new();
+    for r in &clean.results.records {
+        let mut r = r.clone();
+        // The old form: "tickopt-instance-v1\nslots=..\nbw=..\n" + demands.
+        let inst = read_instance_file(
+            &set.join(&r.file),
+            &Overrides {
+                model: Some(r.model.parse().unwrap()),
+                bw: r.bw,
+                slots: None,
+                ports: None,
+            },
+            &Limits::default(),
+        )
+        .unwrap();
+        r.instance_hash = old_bench_hash(&inst);
+        assert_ne!(r.instance_hash, tickopt::proof::instance_sha256(&inst));
+        old.push_str(&serde_json::to_string(&r).unwrap());
+        old.push('\n');
+    }
+    std::fs::write(out.join(JOURNAL_FILE), old).unwrap();
+    let resumed = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            resume: true,
+            ..opts(2)
+        },
+    );
+    assert_eq!(resumed.reused, 0);
+    assert_eq!(resumed.ran, clean.results.records.len());
+    assert_eq!(
+        untimed(&resumed.results.records),
+        untimed(&clean.results.records)
+    );
+    // Now the new records are in the journal: a second resume reuses them all.
+    let again = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            resume: true,
+            ..opts(2)
+        },
+    );
+    assert_eq!((again.ran, again.reused), (0, clean.results.records.len()));
+    assert_eq!(
+        untimed(&again.results.records),
+        untimed(&clean.results.records)
+    );
+}
+
+/// bench's instance hash before it became the proofs' one.
+fn old_bench_hash(inst: &tickopt::instance::Instance) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(
+        format!(
+            "tickopt-instance-v1\nslots={}\nbw={}\n",
+            inst.slots, inst.bw
+        )
+        .as_bytes(),
+    );
+    for d in inst.demands() {
+        h.update(format!("{},{},{}\n", d.src, d.dst, d.bits).as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub mod record;
 
 pub use export::{bw_cell, write_outputs, Results, ResultsHeader};
 pub use manifest::{upsert_entry, Manifest, ManifestEntry};
-pub use record::{instance_hash, BenchRecord, CgResult, RunKey, RunStatus};
+pub use record::{BenchRecord, CgResult, RunKey, RunStatus};
 
 use crate::instance::{
     is_instance_json, read_instance_bytes, recorded_bw, Instance, Limits, Model, Overrides,
@@ -395,7 +395,7 @@ fn run_task(
         Ok(i) => i,
         Err(e) => return (fail(format!("bad instance: {e}")), false),
     };
-    let hash = instance_hash(&inst);
+    let hash = crate::proof::instance_sha256(&inst);
     let mut probe = fail(String::new());
     probe.instance_hash = hash.clone();
     if let Some(prev) = done.get(&probe.key()) {

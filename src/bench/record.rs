@@ -1,9 +1,8 @@
-//! One benchmark run's record, its identity, and the instance hash.
+//! One benchmark run's record and its identity (the instance hash in it is
+//! the proofs' own, [`crate::proof::instance_sha256`]).
 
-use crate::instance::Instance;
 use crate::solve::Status;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// copyspace-guard's numbers for the same instance and model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,8 +98,12 @@ pub struct BenchRecord {
     /// File relative to the set's manifest.
     pub file: String,
     pub family: String,
-    /// SHA-256 of the normalised instance ([`instance_hash`]); empty when
-    /// the instance could not be read.
+    /// SHA-256 of the normalised instance, the proofs' own hash
+    /// ([`crate::proof::instance_sha256`]: model, slots, bw, merged sorted
+    /// demands, and ports and per-demand bw for a multi-port instance);
+    /// empty when the instance could not be read. Older journals hold an
+    /// earlier bench-only hash (no model, ports or per-demand bw): those
+    /// records match no run key now, so `--resume` runs them once again.
     pub instance_hash: String,
     /// `STRICT1`, `READ1_WRITE1`, or empty for an entry that never got to a model.
     pub model: String,
@@ -211,21 +214,4 @@ fn model_order(model: &str) -> u8 {
 /// Sorts records into the canonical order (set, file, model, options).
 pub fn sort_records(records: &mut [BenchRecord]) {
     records.sort_by_key(|r| r.key());
-}
-
-/// SHA-256 (hex) of the normalised instance: slots, bw and the merged,
-/// sorted demands, independent of the model and of how the file was written.
-pub fn instance_hash(inst: &Instance) -> String {
-    let mut h = Sha256::new();
-    h.update(
-        format!(
-            "tickopt-instance-v1\nslots={}\nbw={}\n",
-            inst.slots, inst.bw
-        )
-        .as_bytes(),
-    );
-    for d in inst.demands() {
-        h.update(format!("{},{},{}\n", d.src, d.dst, d.bits).as_bytes());
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -22,6 +22,8 @@ pub struct AuditArgs {
     pub schedules: Vec<PathBuf>,
     #[command(flatten)]
     pub overrides: OverrideArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Fail (exit 2) a schedule more than N ticks above the optimum (or,
     /// when tickopt cannot prove the optimum, above the lower bound).
     #[arg(long, value_name = "N")]
@@ -75,7 +77,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         stated.push((p.display().to_string(), schedule_model(p)?));
     }
     model_from_files(&a.instance, &mut overrides, &stated)?;
-    let inst = super::common::load_instance(&a.instance, &overrides)?;
+    let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
     let mut facts = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
         phases.phase(format!("validating {}", p.display()));

@@ -21,6 +21,8 @@ pub struct BenchArgs {
     /// own bw, see --bw).
     #[arg(required = true, value_name = "SET")]
     pub sets: Vec<PathBuf>,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Output directory: results.json, results.csv, report.md, report.html, journal.jsonl.
     #[arg(long, short, required = true, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -278,7 +280,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
         compare_cg: a.compare_cg,
         cg_timeout: Duration::from_secs_f64(a.cg_timeout),
         bw: a.bw,
-        limits: Default::default(),
+        limits: a.limits.to_limits(),
         cost: a.cost.flags_model()?,
     };
     let reporter = Reporter::new();

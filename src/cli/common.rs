@@ -17,6 +17,34 @@ pub struct InstanceArgs {
     pub input: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Size limits on every instance read, checked while reading so memory
+/// stays bounded whatever the file says.
+#[derive(Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Refuse an instance with more slots than this (its slot count, or a
+    /// CSV's largest slot id + 1). Checked before the per-slot tables are
+    /// allocated, so memory stays bounded whatever the file claims; raise
+    /// it for a larger instance.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_slots)]
+    pub max_slots: u32,
+    /// Refuse an instance with more demand rows than this (counted before
+    /// duplicates merge). Checked while reading, so memory stays bounded
+    /// before the whole file is held; raise it for a larger instance.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_demands)]
+    pub max_demands: u64,
+}
+
+impl LimitArgs {
+    pub fn to_limits(&self) -> Limits {
+        Limits {
+            max_slots: self.max_slots,
+            max_demands: self.max_demands,
+        }
+    }
 }
 
 /// Values that complete a CSV or override an instance JSON's own.
@@ -54,7 +82,11 @@ impl OverrideArgs {
 
 impl InstanceArgs {
     pub fn load(&self) -> anyhow::Result<Instance> {
-        load_instance(&self.input, &self.overrides.to_overrides())
+        load_instance(
+            &self.input,
+            &self.overrides.to_overrides(),
+            &self.limits.to_limits(),
+        )
     }
 }
 
@@ -62,13 +94,16 @@ impl InstanceArgs {
 /// stderr where a CSV's bandwidth came from when the file recorded one
 /// (`# copy_bw_bits_per_tick=N`): taken from it, or replaced by `--bw`. A
 /// default the user did not type is never silent.
-pub fn load_instance(path: &Path, overrides: &Overrides) -> anyhow::Result<Instance> {
+pub fn load_instance(
+    path: &Path,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> anyhow::Result<Instance> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
     let mut warnings = Vec::new();
-    let inst =
-        read_instance_bytes_warned(&bytes, &name, overrides, &Limits::default(), &mut warnings)?;
+    let inst = read_instance_bytes_warned(&bytes, &name, overrides, limits, &mut warnings)?;
     for w in &warnings {
         eprintln!("tickopt: warning: {name}: {w}");
     }

@@ -32,6 +32,8 @@ pub struct ExportArgs {
     pub schedule: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Format to write.
     #[arg(long, value_enum)]
     pub to: ExportFormat,
@@ -42,7 +44,11 @@ pub struct ExportArgs {
 
 pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
     check_output_dir(&a.out)?;
-    let inst = load_instance(&a.instance, &a.overrides.to_overrides())?;
+    let inst = load_instance(
+        &a.instance,
+        &a.overrides.to_overrides(),
+        &a.limits.to_limits(),
+    )?;
     let schedule = load_schedule(&inst, &a.schedule)?;
     let text = match a.to {
         ExportFormat::P2pJson => {

@@ -13,7 +13,7 @@
 
 use super::common::{explain_write_error, prepare_outputs, OutputLimitArgs};
 use super::summary::Summary;
-use crate::instance::{read_instance_bytes, Limits, Overrides};
+use crate::instance::{read_instance_bytes, Overrides};
 use crate::schedule::writers::check_schedule_output;
 use crate::schedule::{write_schedule, Format};
 use crate::{solve_instance, SolveRequest, SolverChoice};
@@ -32,6 +32,8 @@ pub struct PluginArgs {
     pub time_limit: Option<f64>,
     #[command(flatten)]
     pub limit: OutputLimitArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
 }
 
 pub fn run(a: PluginArgs) -> anyhow::Result<u8> {
@@ -47,7 +49,12 @@ pub fn run(a: PluginArgs) -> anyhow::Result<u8> {
             .with_context(|| format!("{SUMMARY_ENV} names an output tickopt cannot write"))?;
     let mut bytes = Vec::new();
     std::io::stdin().read_to_end(&mut bytes)?;
-    let inst = read_instance_bytes(&bytes, "<stdin>", &Overrides::default(), &Limits::default())?;
+    let inst = read_instance_bytes(
+        &bytes,
+        "<stdin>",
+        &Overrides::default(),
+        &a.limits.to_limits(),
+    )?;
     drop(bytes);
     let sol = solve_instance(&inst, &request)?;
     check_schedule_output(&inst, &sol.schedule, Format::Json, a.limit.max_output_bytes)

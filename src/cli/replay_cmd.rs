@@ -21,6 +21,8 @@ pub struct ReplayArgs {
     pub schedule: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// cpu: host buffers (the reference); cuda: GPU buffers (needs a build
     /// with the `cuda` feature and an NVIDIA driver).
     #[arg(long, default_value = "cpu", value_name = "EXECUTOR")]
@@ -105,7 +107,11 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         max_bytes: a.max_mib.saturating_mul(1 << 20),
     };
     opts.check()?;
-    let inst = super::common::load_instance(&a.instance, &a.overrides.to_overrides())?;
+    let inst = super::common::load_instance(
+        &a.instance,
+        &a.overrides.to_overrides(),
+        &a.limits.to_limits(),
+    )?;
     let cost = a.cost.model(&inst)?;
     let schedule = load_schedule(&inst, &a.schedule)?;
     let mut exec = new_executor(a.executor, &a.devices)?;

@@ -165,7 +165,11 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     if a.chunk.auto() {
         overrides = chunk_auto_overrides(&a.instance.input, overrides)?;
     }
-    let inst = super::common::load_instance(&a.instance.input, &overrides)?;
+    let inst = super::common::load_instance(
+        &a.instance.input,
+        &overrides,
+        &a.instance.limits.to_limits(),
+    )?;
     let cost = a.cost.model(&inst)?;
     a.chunk.check(cost.is_some())?;
     phases.phase(format!(

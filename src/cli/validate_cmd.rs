@@ -14,6 +14,8 @@ pub struct ValidateArgs {
     pub schedule: PathBuf,
     #[command(flatten)]
     pub overrides: super::common::OverrideArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Print the full report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -27,7 +29,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
         &mut overrides,
         &[(a.schedule.display().to_string(), stated)],
     )?;
-    let inst = super::common::load_instance(&a.instance, &overrides)?;
+    let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

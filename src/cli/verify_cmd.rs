@@ -21,6 +21,8 @@ pub struct VerifyArgs {
     pub summary: PathBuf,
     #[command(flatten)]
     pub overrides: super::common::OverrideArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// The cost model the summary's seconds must be under (else the
     /// instance's "cost", else the summary's own, reported as such).
     #[command(flatten)]
@@ -78,7 +80,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
             overrides.bw = Some(bw);
         }
     }
-    let inst = super::common::load_instance(&a.instance, &overrides)?;
+    let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
     let value = crate::instance::json_input::parse_json_value(text.as_bytes())

@@ -160,8 +160,8 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
             seen_first = true;
             if rows.len() as u64 >= limits.max_demands {
                 return Err(InputError::new(format!(
-                    "more than {} demand rows (the limit)",
-                    limits.max_demands
+                    "more demand rows than {}",
+                    limits.demands_limit()
                 ))
                 .at_line(line));
             }
@@ -265,8 +265,8 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
         };
         if rows.len() as u64 >= limits.max_demands {
             return Err(InputError::new(format!(
-                "more than {} demand rows (the limit)",
-                limits.max_demands
+                "more demand rows than {}",
+                limits.demands_limit()
             ))
             .at_line(line));
         }
@@ -349,8 +349,8 @@ impl Instance {
             return Err(InputError::field(
                 "src_slot/dst_slot",
                 format!(
-                    "slot id {max_slot} implies {slots} slots, above the limit of {}",
-                    limits.max_slots
+                    "slot id {max_slot} implies {slots} slots, above {}",
+                    limits.slots_limit()
                 ),
             )
             .at_line(line));

@@ -328,10 +328,13 @@ pub fn parse_instance_json_warned(
         Some(s) => s as u64,
         None => get_uint(obj, "slots", "slots")?,
     };
-    if slots == 0 || slots > limits.max_slots as u64 {
+    if slots == 0 {
+        return Err(InputError::field("slots", "slots must be > 0, got 0"));
+    }
+    if slots > limits.max_slots as u64 {
         return Err(InputError::field(
             "slots",
-            format!("slots must be in 1..={}, got {slots}", limits.max_slots),
+            format!("{slots} slots exceed {}", limits.slots_limit()),
         ));
     }
     let demands_v = obj
@@ -346,11 +349,7 @@ pub fn parse_instance_json_warned(
     if arr.len() as u64 > limits.max_demands {
         return Err(InputError::field(
             "demands",
-            format!(
-                "{} demands exceed the limit of {}",
-                arr.len(),
-                limits.max_demands
-            ),
+            format!("{} demands exceed {}", arr.len(), limits.demands_limit()),
         ));
     }
     let ports = match (overrides.ports, obj.get("ports")) {

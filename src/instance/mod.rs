@@ -188,7 +188,7 @@ impl Instance {
             if demands.len() as u64 >= limits.max_demands {
                 return Err(InputError::field(
                     "demands",
-                    format!("more than {} demands (the limit)", limits.max_demands),
+                    format!("more demands than {}", limits.demands_limit()),
                 ));
             }
             if let Some((last, _)) = demands.last() {
@@ -251,10 +251,7 @@ impl Instance {
         if slots > limits.max_slots {
             return Err(InputError::field(
                 "slots",
-                format!(
-                    "{slots} slots exceeds the limit of {} (see --help for limits)",
-                    limits.max_slots
-                ),
+                format!("{slots} slots exceed {}", limits.slots_limit()),
             ));
         }
         ports.check(slots, "ports")?;

@@ -131,6 +131,7 @@ pub struct ProofCheck {
 /// hashed in a second form (`v2`) that adds every slot's ports and every
 /// demand's bandwidth, so a proof about one port layout or bandwidth never
 /// passes for another; copyspace-guard v0 instances keep the `v1` form.
+/// `bench` keys its records by the same hash (one normal form, one hash).
 pub fn instance_sha256(inst: &Instance) -> String {
     let mut h = Sha256::new();
     let multiport = inst.is_multiport();
