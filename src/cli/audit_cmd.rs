@@ -117,7 +117,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
 }
 
 fn print_table(a: &Audit) -> std::io::Result<()> {
-    use crate::audit::export::{gap_text, ratio_text};
+    use crate::audit::export::ranking_rows;
     outln!("{} {} slots, {} chunks", a.model, a.slots, a.chunks)?;
     outln!("{}", a.optimum_sentence())?;
     outln!(
@@ -137,23 +137,19 @@ fn print_table(a: &Audit) -> std::io::Result<()> {
         "ticks saved",
         "result"
     )?;
-    for r in a.ranked() {
+    for r in ranking_rows(a) {
         outln!(
             "{:>4}  {:<40} {:>5} {:>10} {:>10} {:>9} {:>11}  {}",
             r.rank,
             r.name,
-            if r.valid { "yes" } else { "no" },
-            r.schedule_ticks,
-            gap_text(r.gap_ticks, r.gap_is_upper_estimate),
-            ratio_text(r.gap_ratio),
-            r.ticks_saved.map_or("-".into(), |t| t.to_string()),
-            if r.passed {
-                "PASS".to_string()
-            } else {
-                format!("FAIL: {}", r.failures.join("; "))
-            }
+            r.valid,
+            r.ticks,
+            r.gap_ticks,
+            r.gap_ratio,
+            r.ticks_saved,
+            r.result
         )?;
-        for e in &r.first_errors {
+        for e in &r.audit.first_errors {
             outln!("        {}", serde_json::to_string(e)?)?;
         }
     }

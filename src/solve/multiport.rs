@@ -20,7 +20,10 @@
 //! one-port instance whose maximum degree is `max ceil(d/ports)`, solved by
 //! König; a tick of it uses each copy once, so each slot at most
 //! `ports(v)` times. Everything is arithmetic on counts: time does not grow
-//! with the multiplicity.
+//! with the multiplicity. The odd-port STRICT1 case splits with the same
+//! function, counting a slot's chunks once for both ends instead of once
+//! per direction, so each one-port copy takes part in `floor` or `ceil` of
+//! `d(v)/ports(v)` transfers.
 //!
 //! *Euler orientation.* Each STRICT1 edge `{a,b}` of multiplicity `m` sends
 //! `floor(m/2)` chunks each way; the edges of odd multiplicity form a simple
@@ -95,29 +98,57 @@ fn north_west(rows: &[(u32, u64)], cols: &[(u32, u64)]) -> Vec<(u32, u32, u64)> 
     out
 }
 
-/// Splits `arcs` over `out_ports(v)` sender and `in_ports(v)` receiver
-/// copies. Returns the copy-level arcs (`src`, `dst` are copy ids; sender
-/// copies and receiver copies of slot `v` both start at `offset[v]`) and the
-/// number of copy ids. Every arc must have a distinct `(src, dst)`.
+/// How a slot's chunks are counted out over its copies: the counter
+/// policy of [`split_over_ports`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counters {
+    /// Directed (READ1_WRITE1, and STRICT1 after the Euler orientation): a
+    /// slot's sent chunks and its received chunks are laid out over its
+    /// copies separately, so copy `i` of `v` sends `floor` or `ceil` of
+    /// `out(v)/ports(v)` and receives `floor` or `ceil` of `in(v)/ports(v)`.
+    PerDirection,
+    /// Undirected (STRICT1 with odd ports): a slot's chunks, as sender and
+    /// as receiver together, are laid out over its copies once, so each
+    /// copy takes part in `floor` or `ceil` of `d(v)/ports(v)` transfers.
+    Shared,
+}
+
+/// The one-port instance a port split makes: copy-level arcs (`src`, `dst`
+/// are copy ids, `pool` the arc's pool) over `copies` copy ids.
+struct PortSplit {
+    pieces: Vec<ArcCount>,
+    copies: u64,
+}
+
+/// Splits `arcs` over `ports(v)` copies of each slot `v` (copy ids of slot
+/// `v` start at the sum of the ports of the slots before it); `counters`
+/// says how a slot's chunks are spread over its copies. A chunk arc's
+/// pieces are matched by the north-west corner rule. Every arc must have a
+/// distinct `(src, dst)`.
 fn split_over_ports(
     slots: usize,
     arcs: &[ArcCount],
-    out_ports: &dyn Fn(usize) -> u32,
-    in_ports: &dyn Fn(usize) -> u32,
-) -> (Vec<ArcCount>, u64) {
+    ports: &dyn Fn(usize) -> u32,
+    counters: Counters,
+) -> PortSplit {
     let mut offset = vec![0u64; slots + 1];
     for v in 0..slots {
-        offset[v + 1] = offset[v] + out_ports(v).max(in_ports(v)) as u64;
+        offset[v + 1] = offset[v] + ports(v) as u64;
     }
-    let mut out_at = vec![0u64; slots];
-    let mut in_at = vec![0u64; slots];
+    // Chunks laid out so far: `at[v]` as sender (or as either, `Shared`),
+    // `at[slots + v]` as receiver (`PerDirection`).
+    let mut at = vec![0u64; 2 * slots];
+    let receiver = |v: usize| match counters {
+        Counters::PerDirection => slots + v,
+        Counters::Shared => v,
+    };
     let mut pieces = Vec::new();
     for arc in arcs {
         let (s, d) = (arc.src as usize, arc.dst as usize);
-        let rows = round_robin(out_at[s], arc.count, out_ports(s));
-        let cols = round_robin(in_at[d], arc.count, in_ports(d));
-        out_at[s] += arc.count;
-        in_at[d] += arc.count;
+        let rows = round_robin(at[s], arc.count, ports(s));
+        let cols = round_robin(at[receiver(d)], arc.count, ports(d));
+        at[s] += arc.count;
+        at[receiver(d)] += arc.count;
         for (i, j, c) in north_west(&rows, &cols) {
             pieces.push(ArcCount {
                 src: (offset[s] + i as u64) as u32,
@@ -127,60 +158,72 @@ fn split_over_ports(
             });
         }
     }
-    (pieces, offset[slots])
+    PortSplit {
+        pieces,
+        copies: offset[slots],
+    }
 }
 
-/// Solves a READ1_WRITE1 problem given as arcs with per-slot send and
-/// receive ports, by port splitting and König. Returns rounds of pool ids
-/// (a pool id once per chunk sent from it in the tick).
+impl PortSplit {
+    /// The copy-level one-port instance under `model`, one demand per piece.
+    fn instance(&self, model: Model) -> Instance {
+        let limits = Limits {
+            max_slots: u32::MAX,
+            max_demands: u64::MAX,
+        };
+        Instance::new(
+            model,
+            self.copies.max(1) as u32,
+            1,
+            self.pieces.iter().map(|p| Demand {
+                src: p.src,
+                dst: p.dst,
+                bits: p.count,
+            }),
+            &limits,
+        )
+        .expect("copy-level instance of a valid instance is valid")
+    }
+
+    /// A schedule of [`Self::instance`] as rounds of pool ids (a pool id
+    /// once per chunk sent from it in the tick).
+    fn pool_rounds(&self, copy_inst: &Instance, schedule: &Schedule) -> Vec<(u64, Vec<u32>)> {
+        let mut pool_of = vec![0u32; copy_inst.demands().len()];
+        for p in &self.pieces {
+            let i = copy_inst
+                .demand_index(p.src, p.dst)
+                .expect("every piece is a copy-level demand");
+            pool_of[i] = p.pool;
+        }
+        schedule
+            .rounds
+            .iter()
+            .map(|r| {
+                (
+                    r.repeat,
+                    r.demands.iter().map(|&i| pool_of[i as usize]).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Solves a directed problem given as arcs with per-slot ports (sends and
+/// receives each), by port splitting and König. Returns rounds of pool ids.
 fn koenig_over_ports(
     slots: usize,
     arcs: &[ArcCount],
-    out_ports: &dyn Fn(usize) -> u32,
-    in_ports: &dyn Fn(usize) -> u32,
+    ports: &dyn Fn(usize) -> u32,
 ) -> Vec<(u64, Vec<u32>)> {
-    let (pieces, copies) = split_over_ports(slots, arcs, out_ports, in_ports);
-    if pieces.is_empty() {
+    let split = split_over_ports(slots, arcs, ports, Counters::PerDirection);
+    if split.pieces.is_empty() {
         return Vec::new();
     }
-    let demands = pieces.iter().map(|p| Demand {
-        src: p.src,
-        dst: p.dst,
-        bits: p.count,
-    });
-    let limits = Limits {
-        max_slots: u32::MAX,
-        max_demands: u64::MAX,
-    };
-    let copy_inst = Instance::new(
-        Model::Read1Write1,
-        copies.max(1) as u32,
-        1,
-        demands,
-        &limits,
-    )
-    .expect("copy-level instance of a valid instance is valid");
+    let copy_inst = split.instance(Model::Read1Write1);
     let g = DemandGraph::new(&copy_inst);
     let bounds = simple_bounds(&copy_inst, &g);
     let sol = Koenig.solve(&copy_inst, &bounds, &SolveOptions::default());
-    // Copy-level demand index -> pool.
-    let mut pool_of = vec![0u32; copy_inst.demands().len()];
-    for p in &pieces {
-        let i = copy_inst
-            .demand_index(p.src, p.dst)
-            .expect("every piece is a copy-level demand");
-        pool_of[i] = p.pool;
-    }
-    sol.schedule
-        .rounds
-        .iter()
-        .map(|r| {
-            (
-                r.repeat,
-                r.demands.iter().map(|&i| pool_of[i as usize]).collect(),
-            )
-        })
-        .collect()
+    split.pool_rounds(&copy_inst, &sol.schedule)
 }
 
 /// Turns rounds over pools into rounds over demands. A pool is a sequence
@@ -287,7 +330,7 @@ pub fn read1_write1_ports(inst: &Instance) -> Schedule {
         .map(|i| vec![(i as u32, inst.chunks(i))])
         .collect();
     let port = |v: usize| inst.port(v);
-    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port, &port);
+    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port);
     PoolMapper::new(&pools).map(&rounds)
 }
 
@@ -387,13 +430,14 @@ pub fn strict1_even_ports(inst: &Instance) -> Schedule {
     }
     let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
     let half = |v: usize| inst.port(v) / 2;
-    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half, &half);
+    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
     PoolMapper::new(&pools).map(&rounds)
 }
 
 /// STRICT1 with some odd port count: each slot becomes `ports(v)` one-port
-/// slots sharing its chunks evenly (as in port splitting, but undirected),
-/// and the one-port STRICT1 engine solves the result. Valid, not always
+/// slots sharing its chunks evenly (the port split with one counter per
+/// slot, [`Counters::Shared`]), and the one-port STRICT1 engine solves the
+/// result. Valid, not always
 /// optimal: the split is one choice among many.
 fn strict1_split(
     inst: &Instance,
@@ -413,50 +457,12 @@ fn strict1_split(
         })
         .collect();
     let port = |v: usize| inst.port(v);
-    // Undirected: a slot's chunks are laid out over its copies once, as
-    // sender and receiver together, so both sides share one counter.
-    let n = inst.slots as usize;
-    let mut offset = vec![0u64; n + 1];
-    for v in 0..n {
-        offset[v + 1] = offset[v] + port(v) as u64;
-    }
-    let mut at = vec![0u64; n];
-    let mut pieces = Vec::new();
-    for arc in &arcs {
-        let (a, b) = (arc.src as usize, arc.dst as usize);
-        let rows = round_robin(at[a], arc.count, port(a));
-        let cols = round_robin(at[b], arc.count, port(b));
-        at[a] += arc.count;
-        at[b] += arc.count;
-        for (i, j, c) in north_west(&rows, &cols) {
-            pieces.push(ArcCount {
-                src: (offset[a] + i as u64) as u32,
-                dst: (offset[b] + j as u64) as u32,
-                count: c,
-                pool: arc.pool,
-            });
-        }
-    }
+    let split = split_over_ports(inst.slots as usize, &arcs, &port, Counters::Shared);
     let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
-    if pieces.is_empty() {
+    if split.pieces.is_empty() {
         return (Schedule::new(), "multiport-split".into(), Vec::new());
     }
-    let limits = Limits {
-        max_slots: u32::MAX,
-        max_demands: u64::MAX,
-    };
-    let split = Instance::new(
-        Model::Strict1,
-        offset[n] as u32,
-        1,
-        pieces.iter().map(|p| Demand {
-            src: p.src,
-            dst: p.dst,
-            bits: p.count,
-        }),
-        &limits,
-    )
-    .expect("split instance of a valid instance is valid");
+    let copy_inst = split.instance(Model::Strict1);
     // The one-port engine gets what is left of this solve's time, not a
     // fresh limit of its own.
     let request = crate::SolveRequest {
@@ -470,23 +476,9 @@ fn strict1_split(
             .map(|d| d.saturating_duration_since(Instant::now()))
             .or(opts.time_limit),
     };
-    let sol = crate::solve_instance(&split, &request)
+    let sol = crate::solve_instance(&copy_inst, &request)
         .expect("the one-port engine validates its own schedules");
-    let mut pool_of = vec![0u32; split.demands().len()];
-    for p in &pieces {
-        pool_of[split.demand_index(p.src, p.dst).expect("piece is a demand")] = p.pool;
-    }
-    let rounds: Vec<(u64, Vec<u32>)> = sol
-        .schedule
-        .rounds
-        .iter()
-        .map(|r| {
-            (
-                r.repeat,
-                r.demands.iter().map(|&i| pool_of[i as usize]).collect(),
-            )
-        })
-        .collect();
+    let rounds = split.pool_rounds(&copy_inst, &sol.schedule);
     let cut = sol
         .stats
         .details

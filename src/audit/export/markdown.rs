@@ -1,7 +1,7 @@
 //! `report.md`: the instance, what tickopt proves, the ranking, and each
 //! invalid schedule's first errors.
 
-use super::{gap_text, opt, ratio_text, Audit, AuditExporter};
+use super::{ranking_rows, Audit, AuditExporter};
 use std::io::{self, Write};
 
 pub struct Markdown;
@@ -76,19 +76,20 @@ impl AuditExporter for Markdown {
             "| rank | schedule | valid | ticks | gap_ticks | gap_ratio | ticks saved by tickopt | mean utilisation | passed |"
         )?;
         writeln!(w, "|---:|---|---|---:|---:|---:|---:|---:|---|")?;
-        for r in a.ranked() {
+        let rows = ranking_rows(a);
+        for r in &rows {
             writeln!(
                 w,
-                "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.rank,
                 r.name,
-                if r.valid { "yes" } else { "no" },
-                r.schedule_ticks,
-                gap_text(r.gap_ticks, r.gap_is_upper_estimate),
-                ratio_text(r.gap_ratio),
-                opt(&r.ticks_saved),
-                r.utilisation.mean * 100.0,
-                if r.passed { "yes" } else { "no" }
+                r.valid,
+                r.ticks,
+                r.gap_ticks,
+                r.gap_ratio,
+                r.ticks_saved,
+                r.utilisation,
+                r.passed
             )?;
         }
         writeln!(
@@ -96,11 +97,12 @@ impl AuditExporter for Markdown {
             "\ntickopt's own schedule: {} ticks ({}, solver {}).",
             a.best_ticks, a.optimum_status, a.solver
         )?;
-        let failing: Vec<_> = a.ranked().into_iter().filter(|r| !r.passed).collect();
+        let failing: Vec<_> = rows.iter().filter(|r| !r.audit.passed).collect();
         if !failing.is_empty() {
             writeln!(w, "\n## Not passed\n")?;
-            for r in failing {
-                writeln!(w, "- {}: {}", r.name, r.failures.join("; "))?;
+            for row in failing {
+                writeln!(w, "- {}: {}", row.name, row.why_not)?;
+                let r = row.audit;
                 for e in &r.first_errors {
                     writeln!(
                         w,

@@ -1,12 +1,16 @@
 //! Audit outputs, one file per format behind one small trait (as in
 //! `bench::export`): `audit.json` (`json.rs`), `report.md`
 //! (`markdown.rs`) and a self-contained `report.html` with inline SVG
-//! charts (`html.rs`). Every writer is a pure function of the [`Audit`];
+//! charts (`html.rs`); the ranking's cells are formatted once
+//! (`row.rs`) for every table that shows them. Every writer is a pure function of the [`Audit`];
 //! files are written atomically.
 
 mod html;
 mod json;
 mod markdown;
+mod row;
+
+pub use row::{ranking_rows, RankingRow};
 
 use super::Audit;
 use crate::schedule::writers::write_atomically;
