@@ -648,18 +648,52 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
     };
     let claimed = claim.seconds_lower_bound;
     match (claimed, recomputed) {
-        (Some(v), Ok(r)) => l.check(
-            Part::Seconds,
-            v <= r * (1.0 + 1e-9) && close(v, s.lower_bound) && v <= predicted * (1.0 + 1e-9),
-            format!(
-                "seconds_lower_bound {v:e} s <= {r:e} s, the minimum over {} of (tick bound x tick time) recomputed{}",
+        (Some(v), Ok(r)) => {
+            let over = format!(
+                "the minimum over {} of (tick bound x tick time) recomputed{}",
                 match s.range {
-                    Some(r) => format!("chunk sizes {}..={} bits and {} bits", r.min_bits, r.max_bits, inst.bw),
+                    Some(r) => format!(
+                        "chunk sizes {}..={} bits and {} bits",
+                        r.min_bits, r.max_bits, inst.bw
+                    ),
                     None => format!("the chunk size {} bits", inst.bw),
                 },
-                if s.odd_sets.is_empty() { String::new() } else { format!(" with {} odd set(s)", s.odd_sets.len()) }
-            ),
-        ),
+                if s.odd_sets.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with {} odd set(s)", s.odd_sets.len())
+                }
+            );
+            // Each failure says which comparison failed (never a "<=" line
+            // on a FAIL that reads true).
+            let (ok, what) = if v > r * (1.0 + 1e-9) {
+                (
+                    false,
+                    format!("seconds_lower_bound {v:e} s is above {r:e} s, {over}"),
+                )
+            } else if !close(v, s.lower_bound) {
+                (
+                    false,
+                    format!(
+                        "seconds_lower_bound {v:e} s differs from the summary's cost.lower_bound {:e} s",
+                        s.lower_bound
+                    ),
+                )
+            } else if v > predicted * (1.0 + 1e-9) {
+                (
+                    false,
+                    format!(
+                        "seconds_lower_bound {v:e} s is above seconds_predicted {predicted:e} s"
+                    ),
+                )
+            } else {
+                (
+                    true,
+                    format!("seconds_lower_bound {v:e} s <= {r:e} s, {over}"),
+                )
+            };
+            l.check(Part::Seconds, ok, what)
+        }
         (None, _) => l.check(Part::Seconds, false, "seconds_lower_bound missing".into()),
         (Some(v), Err(e)) => l.check(
             Part::Seconds,

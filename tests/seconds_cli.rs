@@ -104,6 +104,17 @@ fn doctored_seconds_are_rejected() {
         out.contains("FAIL  seconds   seconds_lower_bound") && out.contains("REJECTED"),
         "{out}"
     );
+    assert!(
+        out.contains("is above"),
+        "the FAIL line says what failed: {out}"
+    );
+    // The two statements of the bound disagree: the line names both.
+    let (code, out) = doctor(&|w| w["seconds_lower_bound"] = (lb * 0.999).into());
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("differs from the summary's cost.lower_bound"),
+        "{out}"
+    );
     // A prediction that is not ticks x tick time.
     let (code, out) = doctor(&|w| w["seconds_predicted"] = 1e-9.into());
     assert_eq!(code, Some(2), "{out}");
