@@ -1,21 +1,12 @@
 //! `tickopt audit` through the binary: gaps against tickopt's proven
 //! optimum, gates and exit codes, ranking, reports, unreadable input.
 
+mod common;
+use common::{s, tickopt};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tickopt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickopt"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::process::Output;
 
 /// A copy of `csv` in `dir` without its `# copy_bw_bits_per_tick` line.
 fn without_recorded_bw(csv: &Path, dir: &Path) -> PathBuf {

@@ -3,21 +3,12 @@
 //! tick can hold, the per-slot view names the bottleneck, and the page fits
 //! an 810 px window in a real browser (headless Chromium, when installed).
 
+mod common;
+use common::{s, tickopt};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tickopt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickopt"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::process::Command;
 
 /// Slot 0 sends one chunk to each of 1, 2, 3 (the bottleneck: optimum 3
 /// ticks), and 4 sends one to 5. STRICT1, 6 slots: 3 transfers per tick.

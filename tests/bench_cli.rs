@@ -1,20 +1,10 @@
 //! The `gen` and `bench` commands through the binary: exit codes, plain
 //! progress lines, manifests written by `gen`, `bench merge`.
 
+mod common;
+use common::{s, tickopt};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn tickopt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickopt"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn gen_writes_a_set_that_bench_runs_and_merge_joins() {

@@ -11,10 +11,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// A byte every (rank, position in its send buffer) is filled with.
 fn pattern(rank: u64, pos: u64) -> u8 {
     (rank.wrapping_mul(131).wrapping_add(pos.wrapping_mul(7919)) % 251) as u8

@@ -14,10 +14,6 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use tickopt::instance::{read_instance_file, Limits, Model, Overrides};
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[derive(Clone, Debug)]
 struct St {
     ty: String,

@@ -12,10 +12,6 @@ use std::time::{Duration, Instant};
 use tickopt::instance::Model;
 use tickopt::schedule::{output_size, write_schedule, Format, Schedule};
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// Names in `dir` (sorted), to check what a command left there.
 fn listing(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)

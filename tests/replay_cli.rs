@@ -1,15 +1,11 @@
 //! `tickopt replay` through the binary: tables, reports, exit codes, and
 //! clean failures (bad schedule, CUDA unavailable) without partial files.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::tickopt;
 
-fn tickopt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickopt"))
-        .args(args)
-        .output()
-        .expect("run tickopt")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn text(o: &Output) -> String {
     format!(

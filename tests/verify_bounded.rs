@@ -18,10 +18,6 @@ fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
     p
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// N unit lemmas `1 0` then M lemmas `-4 0`: each is RUP at once, and a
 /// checker that rescans the unit clauses for every lemma is quadratic
 /// (80k + 80k lines took 19 s). Here the whole check is charged at most a

@@ -166,3 +166,18 @@ pub fn bundled(set: &str) -> Vec<(PathBuf, Vec<String>)> {
         })
         .collect()
 }
+
+/// Runs the binary with `NO_COLOR` set (plain tables, whatever the
+/// terminal), as the CLI tests compare text.
+pub fn tickopt(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run tickopt")
+}
+
+/// A path as the `&str` argument the binary takes.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
