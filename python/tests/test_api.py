@@ -162,6 +162,28 @@ def test_import_does_not_need_torch():
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
 
 
+def test_tickopt_torch_without_torch_says_what_is_missing():
+    # torch made unimportable in a child: tickopt works, tickopt.torch
+    # raises an ImportError that names the missing package.
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ImportError('No module named ' + repr(name))\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import tickopt\n"
+        "assert tickopt.solve([(0, 1, 8)], bw=8).ticks == 1\n"
+        "try:\n"
+        "    import tickopt.torch\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "tickopt.torch needs PyTorch" in out.stdout and "pip install torch" in out.stdout, out.stdout
+
+
 def test_seconds_cost_model_and_chunk_auto():
     # Skewed READ1_WRITE1 traffic: the chosen chunk size is proven best
     # (bound == prediction), the summary carries the seconds and verifies.

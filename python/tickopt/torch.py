@@ -13,15 +13,23 @@ Buffers are viewed as bytes, so any dtype and trailing shape works and the
 result is the bytes torch's ``all_to_all_single`` would deliver. Waits
 are bounded by the process group's timeout (``init_process_group(timeout=)``).
 
-torch is imported when this module is.
+torch is imported when this module is (``import tickopt`` alone never
+imports it); without PyTorch installed, importing this module raises an
+ImportError that says so.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import torch
-import torch.distributed as dist
+try:
+    import torch
+    import torch.distributed as dist
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tickopt.torch needs PyTorch (torch.distributed): pip install torch; "
+        "the rest of tickopt works without it"
+    ) from e
 
 from . import Solution, solve
 
