@@ -155,13 +155,6 @@ pub struct Program {
     pub gpus: Vec<Gpu>,
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 impl Program {
     /// The XML text, laid out as msccl-tools writes it (lxml, two-space
     /// indent, attributes in its order) with the executor's required
@@ -172,12 +165,12 @@ impl Program {
         let _ = write!(
             s,
             "<algo name=\"{}\" proto=\"{}\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" inplace=\"{}\"",
-            xml_escape(&self.name),
-            xml_escape(&self.proto),
+            crate::html_text::escape(&self.name),
+            crate::html_text::escape(&self.proto),
             self.nchannels,
             self.nchunksperloop,
             self.gpus.len(),
-            xml_escape(&self.coll),
+            crate::html_text::escape(&self.coll),
             u8::from(self.inplace)
         );
         if let Some(o) = self.outofplace {
