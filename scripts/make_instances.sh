@@ -119,6 +119,8 @@ g two_tier --nodes 4 --gpus-per-node 8 --nics 2 --fast 8 --mult 64
 g two_tier --nodes 2 --gpus-per-node 8 --nics 4 --fast 16 --mult 100
 g moe_nics --nodes 16 --nics 4 --tokens 512 --topk 2
 g moe_nics --nodes 8 --nics 3 --tokens 256 --topk 2 --seed 1
+g moe_two_tier --nodes 4 --gpus-per-node 8 --nics 2 --mult 8 --hot 4
+g moe_two_tier --nodes 2 --gpus-per-node 8 --nics 4 --fast 4 --mult 16 --hot 2 --seed 1
 
 # --- cluster: issue 15 families at cluster scale, optima by structure or planting
 set_begin cluster

@@ -30,7 +30,7 @@ pub struct GenArgs {
     pub seed: u64,
     /// Write the instance here ("-" for stdout): a demands CSV (FILE.csv)
     /// for the one-port families, an instance JSON (FILE.json) for rails,
-    /// two_tier and moe_nics; the other extension is refused.
+    /// two_tier, moe_nics and moe_two_tier; the other extension is refused.
     #[arg(long, short, global = true, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write into this directory (created if needed) under the standard
@@ -268,6 +268,34 @@ pub enum FamilyCmd {
         #[arg(long, default_value_t = 1.0)]
         zipf: f64,
     },
+    /// Skewed MoE all-to-all on a two-tier cluster: every GPU sends to every
+    /// other, sizes log-normal with mean --mult x --bw bits, HOT_FACTOR x
+    /// larger into HOT hot-expert GPUs; inside a node at FAST x bw
+    /// (per-demand bandwidth), NICS ports per GPU (instance JSON).
+    #[command(name = "moe_two_tier", alias = "moe-two-tier")]
+    MoeTwoTier {
+        /// Number of nodes.
+        #[arg(long)]
+        nodes: u32,
+        /// GPUs (slots) per node.
+        #[arg(long, default_value_t = 8)]
+        gpus_per_node: u32,
+        /// NIC ports per GPU.
+        #[arg(long, default_value_t = 2)]
+        nics: u32,
+        /// Speed-up of transfers inside a node (their bandwidth is FAST x --bw).
+        #[arg(long, default_value_t = 8)]
+        fast: u64,
+        /// Log-normal shape: the standard deviation of ln(bits) (0 = equal sizes).
+        #[arg(long, default_value_t = 1.0)]
+        sigma: f64,
+        /// Number of hot-expert GPUs (chosen by --seed).
+        #[arg(long, default_value_t = 8)]
+        hot: u32,
+        /// How many times more every GPU sends to a hot expert.
+        #[arg(long, default_value_t = 4)]
+        hot_factor: u64,
+    },
 }
 
 impl FamilyCmd {
@@ -298,6 +326,23 @@ impl FamilyCmd {
                 tokens,
                 topk,
                 zipf,
+            },
+            FamilyCmd::MoeTwoTier {
+                nodes,
+                gpus_per_node,
+                nics,
+                fast,
+                sigma,
+                hot,
+                hot_factor,
+            } => MultiportFamily::MoeTwoTier {
+                nodes,
+                gpus_per_node,
+                nics,
+                fast,
+                sigma,
+                hot,
+                hot_factor,
             },
             _ => return None,
         })
@@ -392,9 +437,10 @@ impl FamilyCmd {
                 clique_mult,
                 degree,
             },
-            FamilyCmd::Rails { .. } | FamilyCmd::TwoTier { .. } | FamilyCmd::MoeNics { .. } => {
-                return None
-            }
+            FamilyCmd::Rails { .. }
+            | FamilyCmd::TwoTier { .. }
+            | FamilyCmd::MoeNics { .. }
+            | FamilyCmd::MoeTwoTier { .. } => return None,
         })
     }
 }
@@ -507,7 +553,7 @@ fn set_name_of(manifest: &Path) -> String {
         .unwrap_or_else(|| "set".into())
 }
 
-/// `gen rails|two_tier|moe_nics`: an instance JSON (ports and per-demand
+/// `gen rails|two_tier|moe_nics|moe_two_tier`: an instance JSON (ports and per-demand
 /// bandwidths do not fit a demands CSV), with a manifest entry per model.
 fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
     let family = a

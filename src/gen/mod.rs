@@ -23,6 +23,7 @@ mod known;
 pub mod multiport;
 pub mod planted;
 pub mod rng;
+mod skew;
 
 pub use known::{known_optimum, KnownOptimum};
 

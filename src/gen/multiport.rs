@@ -10,6 +10,10 @@
 //!   bandwidth and rail-aligned (GPU i of one node to GPU i of the others).
 //! - [`MultiportFamily::MoeNics`]: mixture-of-experts dispatch (the
 //!   one-port `moe` family's routing) between nodes with `nics` ports each.
+//! - [`MultiportFamily::MoeTwoTier`]: a skewed MoE all-to-all on a two-tier
+//!   cluster: every GPU sends to every other GPU, sizes log-normal
+//!   ([`super::skew`]) and `hot_factor` times larger into `hot` hot-expert
+//!   GPUs, intra-node demands at `fast` times the network bandwidth.
 //!
 //! The result is an [`Instance`] (ports and per-demand bandwidths do not fit
 //! a demands CSV); [`known_multiport_optimum`] gives the optimum wherever a
@@ -39,6 +43,19 @@ pub enum MultiportFamily {
         topk: u32,
         zipf: f64,
     },
+    MoeTwoTier {
+        nodes: u32,
+        gpus_per_node: u32,
+        nics: u32,
+        /// Intra-node bandwidth as a multiple of the network's.
+        fast: u64,
+        /// Shape of the log-normal sizes (the standard deviation of ln bits).
+        sigma: f64,
+        /// Number of hot-expert GPUs (seeded choice).
+        hot: u32,
+        /// How many times more every GPU sends to a hot expert.
+        hot_factor: u64,
+    },
 }
 
 impl MultiportFamily {
@@ -47,6 +64,7 @@ impl MultiportFamily {
             MultiportFamily::Rails { .. } => "rails",
             MultiportFamily::TwoTier { .. } => "two_tier",
             MultiportFamily::MoeNics { .. } => "moe_nics",
+            MultiportFamily::MoeTwoTier { .. } => "moe_two_tier",
         }
     }
 
@@ -80,6 +98,23 @@ impl MultiportFamily {
                 ("topk", topk.to_string()),
                 ("zipf", zipf.to_string()),
             ],
+            MultiportFamily::MoeTwoTier {
+                nodes,
+                gpus_per_node,
+                nics,
+                fast,
+                sigma,
+                hot,
+                hot_factor,
+            } => vec![
+                ("nodes", nodes.to_string()),
+                ("gpus_per_node", gpus_per_node.to_string()),
+                ("nics", nics.to_string()),
+                ("fast", fast.to_string()),
+                ("sigma", sigma.to_string()),
+                ("hot", hot.to_string()),
+                ("hot_factor", hot_factor.to_string()),
+            ],
         }
     }
 }
@@ -92,7 +127,8 @@ fn err(family: &MultiportFamily, m: impl Into<String>) -> GenError {
 }
 
 /// Generates the family's instance under `model`: `bw` bits per tick on the
-/// network, `mult` multiplying every demand's bits, `seed` for the random
+/// network, `mult` multiplying every demand's bits (for `moe_two_tier`: the
+/// mean chunks of a demand at the network bandwidth), `seed` for the random
 /// families. Deterministic.
 pub fn generate_multiport(
     family: &MultiportFamily,
@@ -187,6 +223,53 @@ pub fn generate_multiport(
                 g.demands.into_iter().map(|d| (d, None)).collect(),
             )
         }
+        MultiportFamily::MoeTwoTier {
+            nodes,
+            gpus_per_node,
+            nics,
+            fast,
+            sigma,
+            hot,
+            hot_factor,
+        } => {
+            at_least("nodes", nodes as u64, 1)?;
+            at_least("gpus_per_node", gpus_per_node as u64, 1)?;
+            at_least("nics", nics as u64, 1)?;
+            at_least("fast", fast, 1)?;
+            at_least("hot_factor", hot_factor, 1)?;
+            if !(sigma.is_finite() && (0.0..=4.0).contains(&sigma)) {
+                return Err(err(family, format!("sigma must be in 0..=4, got {sigma}")));
+            }
+            let n = nodes
+                .checked_mul(gpus_per_node)
+                .filter(|&n| n >= 2)
+                .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
+            if hot > n {
+                return Err(err(
+                    family,
+                    format!("hot must be <= the {n} GPUs, got {hot}"),
+                ));
+            }
+            let fast_bw = bw
+                .checked_mul(fast)
+                .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
+            let skew = super::skew::Skew {
+                mean_bits: bits as f64,
+                sigma,
+                hot,
+                hot_factor,
+            };
+            let d = skew
+                .all_to_all(n, seed)
+                .map_err(|m| err(family, m))?
+                .into_iter()
+                .map(|dem| {
+                    let intra = dem.src / gpus_per_node == dem.dst / gpus_per_node;
+                    (dem, intra.then_some(fast_bw))
+                })
+                .collect();
+            (n, Ports::Uniform(nics), d)
+        }
     };
     let mut inst = Instance::new_multiport(model, slots, bw, demands, ports, &Limits::default())
         .map_err(|e| err(family, e.to_string()))?;
@@ -247,7 +330,7 @@ pub fn multiport_file_name(family: &MultiportFamily, mult: u64, seed: u64) -> St
     let params: String = family
         .params()
         .iter()
-        .filter(|(k, _)| *k != "zipf" && *k != "tokens" && *k != "topk")
+        .filter(|(k, _)| !matches!(*k, "zipf" | "tokens" | "topk" | "sigma" | "hot_factor"))
         .map(|(k, v)| format!("_{}{v}", short(k)))
         .collect();
     format!("{}{params}_m{mult}_s{seed}.json", family.name())
@@ -280,6 +363,32 @@ mod tests {
             known_multiport_optimum(&inst),
             Some((11, known_multiport_optimum(&inst).unwrap().1))
         );
+    }
+
+    #[test]
+    fn moe_two_tier_is_a_skewed_all_to_all_with_fast_links_inside_nodes() {
+        let f = MultiportFamily::MoeTwoTier {
+            nodes: 4,
+            gpus_per_node: 4,
+            nics: 2,
+            fast: 8,
+            sigma: 1.0,
+            hot: 2,
+            hot_factor: 8,
+        };
+        let inst = generate_multiport(&f, Model::Strict1, 4, 1000, 7).unwrap();
+        assert_eq!(inst.demands().len(), 16 * 15);
+        for (i, d) in inst.demands().iter().enumerate() {
+            let intra = d.src / 4 == d.dst / 4;
+            assert_eq!(inst.demand_bw(i), if intra { 8000 } else { 1000 });
+        }
+        // Deterministic for a seed, different for another.
+        let again = generate_multiport(&f, Model::Strict1, 4, 1000, 7).unwrap();
+        assert_eq!(inst.demands(), again.demands());
+        let other = generate_multiport(&f, Model::Strict1, 4, 1000, 8).unwrap();
+        assert_ne!(inst.demands(), other.demands());
+        // Even ports: the optimum is known for both models.
+        assert!(known_multiport_optimum(&inst).is_some());
     }
 
     #[test]

@@ -45,15 +45,22 @@ impl Solver for Koenig {
     /// both give Delta ticks. The solution names the method used.
     fn solve(&self, inst: &Instance, bounds: &Bounds, _opts: &SolveOptions) -> Solution {
         let t0 = Instant::now();
-        let edges = bipartite_edges(inst);
-        let (schedule, name) = match split_preferred(inst, &edges)
-            .then(|| peeled_split_schedule(inst, edges))
-            .flatten()
-        {
-            Some(s) => (s, "euler_split"),
-            None => (koenig_schedule(inst), self.name()),
-        };
+        let (schedule, name) = delta_schedule(inst);
         Solution::from_schedule(schedule, bounds, name, t0.elapsed().as_secs_f64())
+    }
+}
+
+/// The Delta-tick schedule of a READ1_WRITE1 instance by the faster of the
+/// two methods (module docs), and the method's name (`euler_split` or
+/// `koenig`).
+pub fn delta_schedule(inst: &Instance) -> (Schedule, &'static str) {
+    let edges = bipartite_edges(inst);
+    match split_preferred(inst, &edges)
+        .then(|| peeled_split_schedule(inst, edges))
+        .flatten()
+    {
+        Some(s) => (s, "euler_split"),
+        None => (koenig_schedule(inst), "koenig"),
     }
 }
 

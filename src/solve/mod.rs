@@ -21,6 +21,7 @@ pub mod koenig;
 pub mod multiport;
 pub mod orient;
 pub mod per_tick_greedy;
+mod port_grouping;
 pub mod portfolio;
 pub mod proofs;
 mod solution;

@@ -37,13 +37,14 @@
 //! v0 (ports above 1, or a per-demand bandwidth).
 
 use super::{Solution, SolveOptions, Solver};
-use crate::bounds::{simple_bounds, Bounds};
+use crate::bounds::Bounds;
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
 use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
-use crate::solve::koenig::Koenig;
+use crate::solve::koenig::delta_schedule;
+use crate::solve::port_grouping::group_schedule;
 use std::time::Instant;
 
 /// A directed chunk edge to split over ports: `count` chunks from `src` to
@@ -209,21 +210,49 @@ impl PortSplit {
 }
 
 /// Solves a directed problem given as arcs with per-slot ports (sends and
-/// receives each), by port splitting and König. Returns rounds of pool ids.
+/// receives each), by König: on the arcs themselves with `q` consecutive
+/// ticks per tick where every slot has the same `q` ports
+/// ([`super::port_grouping`]), else on the port split. Returns rounds of
+/// pool ids.
 fn koenig_over_ports(
     slots: usize,
     arcs: &[ArcCount],
     ports: &dyn Fn(usize) -> u32,
 ) -> Vec<(u64, Vec<u32>)> {
+    let q = ports(0);
+    if arcs.is_empty() {
+        return Vec::new();
+    }
+    if (1..slots).all(|v| ports(v) == q) {
+        return koenig_grouped(slots, arcs, q);
+    }
     let split = split_over_ports(slots, arcs, ports, Counters::PerDirection);
     if split.pieces.is_empty() {
         return Vec::new();
     }
     let copy_inst = split.instance(Model::Read1Write1);
-    let g = DemandGraph::new(&copy_inst);
-    let bounds = simple_bounds(&copy_inst, &g);
-    let sol = Koenig.solve(&copy_inst, &bounds, &SolveOptions::default());
-    split.pool_rounds(&copy_inst, &sol.schedule)
+    let (schedule, _) = delta_schedule(&copy_inst);
+    split.pool_rounds(&copy_inst, &schedule)
+}
+
+/// [`koenig_over_ports`] with `q` ports on every slot: König on the arcs
+/// as a one-port instance (`Delta` ticks), grouped `q` ticks at a time:
+/// `ceil(Delta / q)` ticks. Arcs must have distinct `(src, dst)`.
+fn koenig_grouped(slots: usize, arcs: &[ArcCount], q: u32) -> Vec<(u64, Vec<u32>)> {
+    let split = PortSplit {
+        pieces: arcs.to_vec(),
+        copies: slots as u64,
+    };
+    let one_port = split.instance(Model::Read1Write1);
+    let mut pool_of = vec![0u32; arcs.len()];
+    for a in arcs {
+        let i = one_port
+            .demand_index(a.src, a.dst)
+            .expect("every arc is a one-port demand");
+        pool_of[i] = a.pool;
+    }
+    let (schedule, _) = delta_schedule(&one_port);
+    group_schedule(&schedule, q as u64, &pool_of)
 }
 
 /// Turns rounds over pools into rounds over demands. A pool is a sequence
