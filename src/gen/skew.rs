@@ -51,7 +51,7 @@ impl Skew {
                     1.0
                 };
                 let bits = (self.mean_bits * factor * self.log_normal(&mut rng)).round();
-                if !(bits < u64::MAX as f64) {
+                if bits.is_nan() || bits >= u64::MAX as f64 {
                     return Err(format!(
                         "a demand of {bits:e} bits does not fit u64: lower mult, bw or hot_factor"
                     ));
