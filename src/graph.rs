@@ -7,6 +7,9 @@
 
 use crate::instance::{Instance, Model, Slot};
 
+/// The one or two demands of an undirected edge.
+pub type EdgeDemands = smallvec::SmallVec<[(u32, u64); 2]>;
+
 /// An undirected STRICT1 edge: the demands `a->b` and/or `b->a`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndirectedEdge {
@@ -14,8 +17,9 @@ pub struct UndirectedEdge {
     pub b: Slot,
     /// Chunks of both directions together.
     pub mult: u64,
-    /// Demand indices of `a->b` and `b->a` (either may be absent), with their chunks.
-    pub demands: Vec<(u32, u64)>,
+    /// Demand indices of `a->b` and `b->a` (either may be absent), with
+    /// their chunks; stored inline (no allocation per edge).
+    pub demands: EdgeDemands,
 }
 
 /// The chunk multigraph of an instance.
@@ -71,7 +75,7 @@ fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
                 (Some(b), Some(c)) => (b <= c, c <= b),
                 (o, c) => (o.is_some(), c.is_some()),
             };
-            let mut parts = Vec::with_capacity(usize::from(take_out) + usize::from(take_back));
+            let mut parts = EdgeDemands::new();
             let b = if take_out { out } else { back }.expect("one run is not empty");
             if take_out {
                 parts.push(part(p));
@@ -169,7 +173,7 @@ mod tests {
                     a,
                     b,
                     mult: c,
-                    demands: vec![(i, c)],
+                    demands: smallvec::smallvec![(i, c)],
                 }),
             }
         }

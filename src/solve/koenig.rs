@@ -158,6 +158,10 @@ struct Peeler {
     /// (NONE if absent or exhausted; with two edges on one pair, one of
     /// them): lets [`Peeler::swap_repair`] test a pair in O(1).
     pair_edge: Vec<u32>,
+    /// One bit per (left, right) pair: whether `pair_edge` holds an edge
+    /// there. Tested before `pair_edge` is read (n^2 bits stay in cache
+    /// where n^2 words do not: 512 KiB at 2048 slots).
+    pair_live: Vec<u64>,
     n: usize,
     match_left: Vec<u32>,
     match_right: Vec<u32>,
@@ -250,11 +254,18 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
         }
     }
     let m = edges.len();
+    let mut pair_live = vec![0u64; pair_edge.len().div_ceil(64)];
+    for (i, &e) in pair_edge.iter().enumerate() {
+        if e != NONE {
+            pair_live[i / 64] |= 1 << (i % 64);
+        }
+    }
     let mut p = Peeler {
         edges,
         adj,
         radj,
         pair_edge,
+        pair_live,
         n,
         match_left: vec![NONE; n],
         match_right: vec![NONE; n],
@@ -307,13 +318,17 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             }
         }
         if p.peeled < delta {
+            // Repairs only ever match right vertices, so the first freed
+            // right vertex still free only moves forward: O(freed) in all.
+            let mut free_right = 0;
             for k in 0..freed.len() {
                 let l = freed[k].0;
-                // A right vertex freed in this peel and still free.
-                let v = freed
-                    .iter()
-                    .map(|f| f.1)
-                    .find(|&v| p.match_right[v as usize] == NONE);
+                while free_right < freed.len()
+                    && p.match_right[freed[free_right].1 as usize] != NONE
+                {
+                    free_right += 1;
+                }
+                let v = freed.get(free_right).map(|f| f.1);
                 if !v.is_some_and(|v| p.swap_repair(l, v)) {
                     p.augment(l);
                 }
@@ -344,6 +359,8 @@ impl Peeler {
         );
         if !self.pair_edge.is_empty() && self.pair_edge[l * self.n + r] == e {
             self.pair_edge[l * self.n + r] = NONE;
+            let i = l * self.n + r;
+            self.pair_live[i / 64] &= !(1 << (i % 64));
         }
         let (rlast, _) = *self.radj[r].last().expect("edge is in its adjacency list");
         self.radj[r].swap_remove(rpos);
@@ -391,7 +408,11 @@ impl Peeler {
             if y == NONE {
                 continue;
             }
-            let e_uy = self.pair_edge[u as usize * self.n + y as usize];
+            let i = u as usize * self.n + y as usize;
+            if self.pair_live[i / 64] & (1 << (i % 64)) == 0 {
+                continue;
+            }
+            let e_uy = self.pair_edge[i];
             if e_uy != NONE {
                 self.unset_matched(self.match_left[x as usize]);
                 self.set_matched(e_xv);

@@ -262,17 +262,17 @@ fn koenig_grouped(slots: usize, arcs: &[ArcCount], q: u32) -> Vec<(u64, Vec<u32>
 /// moves on to its next demand, so the result has at most `rounds + 2 *
 /// demands` rounds.
 struct PoolMapper<'a> {
-    pools: &'a [Vec<(u32, u64)>],
+    pools: Vec<&'a [(u32, u64)]>,
     part: Vec<usize>,
     left: Vec<u64>,
 }
 
 impl<'a> PoolMapper<'a> {
-    fn new(pools: &'a [Vec<(u32, u64)>]) -> Self {
+    fn new(pools: Vec<&'a [(u32, u64)]>) -> Self {
         PoolMapper {
-            pools,
             part: vec![0; pools.len()],
             left: pools.iter().map(|p| p.first().map_or(0, |d| d.1)).collect(),
+            pools,
         }
     }
 
@@ -293,16 +293,19 @@ impl<'a> PoolMapper<'a> {
     fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {
         let mut schedule = Schedule::new();
         let mut uses: Vec<(u32, u64)> = Vec::new();
+        let mut draws = vec![0u64; self.pools.len()];
         for (repeat, round) in rounds {
-            // Draws per tick of each pool in this round.
+            // Draws per tick of each pool in this round (counted in place;
+            // the order of `uses` does not matter: `Schedule::push` sorts).
             uses.clear();
-            let mut sorted = round.clone();
-            sorted.sort_unstable();
-            for p in sorted {
-                match uses.last_mut() {
-                    Some((q, c)) if *q == p => *c += 1,
-                    _ => uses.push((p, 1)),
+            for &p in round {
+                if draws[p as usize] == 0 {
+                    uses.push((p, 0));
                 }
+                draws[p as usize] += 1;
+            }
+            for (p, c) in uses.iter_mut() {
+                *c = std::mem::take(&mut draws[*p as usize]);
             }
             let mut r = *repeat;
             while r > 0 {
@@ -355,12 +358,13 @@ pub fn read1_write1_ports(inst: &Instance) -> Schedule {
             pool: i as u32,
         })
         .collect();
-    let pools: Vec<Vec<(u32, u64)>> = (0..inst.demands().len())
-        .map(|i| vec![(i as u32, inst.chunks(i))])
-        .collect();
     let port = |v: usize| inst.port(v);
-    let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port);
-    PoolMapper::new(&pools).map(&rounds)
+    // Each demand is its own pool: the rounds of pool ids are the schedule.
+    let mut schedule = Schedule::new();
+    for (repeat, ids) in koenig_over_ports(inst.slots as usize, &arcs, &port) {
+        schedule.push(repeat, ids);
+    }
+    schedule
 }
 
 /// Orients the edges of odd multiplicity along Euler circuits: returns, per
@@ -457,10 +461,10 @@ pub fn strict1_even_ports(inst: &Instance) -> Schedule {
             }
         }
     }
-    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
-    PoolMapper::new(&pools).map(&rounds)
+    PoolMapper::new(pools).map(&rounds)
 }
 
 /// STRICT1 with some odd port count: each slot becomes `ports(v)` one-port
@@ -487,7 +491,7 @@ fn strict1_split(
         .collect();
     let port = |v: usize| inst.port(v);
     let split = split_over_ports(inst.slots as usize, &arcs, &port, Counters::Shared);
-    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
     if split.pieces.is_empty() {
         return (Schedule::new(), "multiport-split".into(), Vec::new());
     }
@@ -520,7 +524,7 @@ fn strict1_split(
         })
         .unwrap_or_default();
     (
-        PoolMapper::new(&pools).map(&rounds),
+        PoolMapper::new(pools).map(&rounds),
         format!("multiport-split+{}", sol.stats.solver),
         cut,
     )
@@ -654,12 +658,12 @@ fn strict1_exact_ports(
             _ => compact.push((repeat, r)),
         }
     }
-    let pools: Vec<Vec<(u32, u64)>> = g.undirected.iter().map(|e| e.demands.clone()).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
     let name = match direct {
         true => "multiport-fcolour-ilp",
         false => "multiport-fcolour-colgen",
     };
-    Ok((PoolMapper::new(&pools).map(&compact), name))
+    Ok((PoolMapper::new(pools).map(&compact), name))
 }
 
 /// The multi-port solver: picks the method of the module table.

@@ -15,25 +15,19 @@ use crate::schedule::Schedule;
 
 /// Groups `q` consecutive ticks of `rounds` (rounds of ids, repeat first)
 /// into one tick: an id sent in `k` of the `q` ticks appears `k` times in
-/// the group. The last group may be short. `q >= 1`.
+/// the group. The last group may be short. `q >= 1`. Rounds with sorted
+/// ids give sorted groups (so `Schedule::push` need not sort them).
 pub fn group_ticks(rounds: &[(u64, Vec<u32>)], q: u64) -> Vec<(u64, Vec<u32>)> {
     assert!(q >= 1, "group_ticks needs q >= 1");
     let mut out: Vec<(u64, Vec<u32>)> = Vec::new();
     // The group being filled and how many ticks it holds (< q).
     let mut partial: Vec<u32> = Vec::new();
     let mut held = 0u64;
-    let repeated = |ids: &[u32], k: u64| -> Vec<u32> {
-        let mut v = Vec::with_capacity(ids.len() * k as usize);
-        for _ in 0..k {
-            v.extend_from_slice(ids);
-        }
-        v
-    };
     for (repeat, ids) in rounds {
         let mut r = *repeat;
         if held > 0 {
             let t = r.min(q - held);
-            partial.extend(repeated(ids, t));
+            partial = merge(&partial, &repeated(ids, t));
             held += t;
             r -= t;
             if held == q {
@@ -52,6 +46,33 @@ pub fn group_ticks(rounds: &[(u64, Vec<u32>)], q: u64) -> Vec<(u64, Vec<u32>)> {
     if held > 0 {
         out.push((1, partial));
     }
+    out
+}
+
+/// Each id of `ids` `k` times in a row (sorted stays sorted).
+fn repeated(ids: &[u32], k: u64) -> Vec<u32> {
+    let mut v = Vec::with_capacity(ids.len() * k as usize);
+    for &id in ids {
+        v.extend(std::iter::repeat_n(id, k as usize));
+    }
+    v
+}
+
+/// The two lists merged (sorted when both are).
+fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
     out
 }
 
@@ -89,6 +110,7 @@ mod tests {
         let flat = ticks(&rounds);
         for q in 1..=7u64 {
             let grouped = group_ticks(&rounds, q);
+            assert!(grouped.iter().all(|(_, ids)| ids.is_sorted()), "q = {q}");
             let want: Vec<Vec<u32>> = flat
                 .chunks(q as usize)
                 .map(|c| {
