@@ -2,8 +2,9 @@
 //! inference mesh on disjoint GPUs): the bundled set `instances/reshard`
 //! is solved to its known optimum (König: the transfers are bipartite)
 //! under both models with status `optimal`, every schedule validates from
-//! its file and every claim verifies; bad meshes are refused by the CLI
-//! with the parameter at fault and nothing written.
+//! its file and every claim verifies; with K ports per GPU (`--ports K`)
+//! the optimum is `max_v ceil(d(v)/K)` and is met; bad meshes are refused
+//! by the CLI with the parameter at fault and nothing written.
 
 mod common;
 use common::*;
@@ -65,6 +66,44 @@ fn reshard_set_meets_its_known_optima_under_both_models() {
         }
     }
     assert!(checked >= 14, "only {checked} runs checked");
+}
+
+/// Several NICs per GPU: a bipartite multigraph is f-class 1, so the
+/// optimum is the largest `ceil(d(v) / K)`, odd K included, and the solve
+/// proves it under both models.
+#[test]
+fn with_ports_the_optimum_is_the_port_degree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/reshard");
+    let file = dir.join("reshard_model_n384_256to128_t8p4-t4p1_l32h4096f11008_m1_s0.csv");
+    for ports in [2u32, 3] {
+        for model in [Model::Strict1, Model::Read1Write1] {
+            let o = Overrides {
+                model: Some(model),
+                ports: Some(ports),
+                ..Default::default()
+            };
+            let inst = read_instance_file(&file, &o, &Limits::default()).unwrap();
+            let mut degree = vec![[0u64; 2]; inst.slots as usize];
+            for (i, d) in inst.demands().iter().enumerate() {
+                degree[d.src as usize][0] += inst.chunks(i);
+                degree[d.dst as usize][1] += inst.chunks(i);
+            }
+            // Training and inference GPUs are disjoint: each slot only
+            // sends or only receives, so both models have the same degrees.
+            assert!(degree.iter().all(|d| d[0] == 0 || d[1] == 0));
+            let want = degree
+                .iter()
+                .map(|d| (d[0] + d[1]).div_ceil(ports as u64))
+                .max()
+                .unwrap();
+            let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+            assert_eq!(
+                (sol.ticks, sol.status),
+                (want, Status::Optimal),
+                "{ports} ports {model}"
+            );
+        }
+    }
 }
 
 #[test]
