@@ -3,7 +3,9 @@
 //! slots at multiplicity 1e6) end to end through `solve_instance`, the
 //! odd-set bound on an odd ring, demands-CSV parsing, and a ring at
 //! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
-//! chords) and planted odd cliques in 20,000-slot sparse graphs.
+//! chords) and planted odd cliques in 20,000-slot sparse graphs; a
+//! transformer checkpoint resharded from training to inference GPUs
+//! (`gen reshard_model`, issue 29) under both models.
 //! doc/performance.md has the figures and the
 //! command that reproduces them.
 
@@ -13,9 +15,10 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::bounds::exact_bounds;
-use tickopt::gen::{generate, write_demands_csv, Family, GenSpec};
+use tickopt::gen::{generate, write_demands_csv, Family, GenSpec, TransformerReshard};
 use tickopt::graph::DemandGraph;
 use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::solve::Status;
 use tickopt::{solve_instance, SolveRequest};
 
 fn strict1(n: u32, demands: impl IntoIterator<Item = (u32, u32, u64)>) -> Instance {
@@ -168,5 +171,57 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(scale, solve, bounds, parse);
+/// `tickopt gen reshard_model` with these parameters, under `model`.
+fn reshard_model(m: TransformerReshard, model: Model) -> Instance {
+    let spec = GenSpec {
+        family: Family::ReshardModel(m),
+        mult: 1,
+        bw: 1024,
+        seed: 0,
+    };
+    let g = generate(&spec).unwrap();
+    Instance::new(model, g.slots, 1024, g.demands, &Limits::default()).unwrap()
+}
+
+/// Resharding checkpoints from training to inference GPUs (issue 29):
+/// LLaMA-2 7B from 256 GPUs (TP 8 x PP 4) to 128 (TP 4 x PP 1), and
+/// LLaMA-3 70B from 4096 GPUs (TP 8 x PP 8) to 2048 (TP 8 x PP 2), both
+/// proven optimal (König) under each model.
+fn reshard(c: &mut Criterion) {
+    let llama3_70b = |from, to| TransformerReshard {
+        from_pp: 8,
+        to_tp: 8,
+        to_pp: 2,
+        layers: 80,
+        hidden: 8192,
+        ffn: 28672,
+        heads: 64,
+        kv_heads: 8,
+        vocab: 128256,
+        ..TransformerReshard::llama2_7b(from, to)
+    };
+    let mut g = c.benchmark_group("scale_reshard");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for model in [Model::Strict1, Model::Read1Write1] {
+        for (name, m) in [
+            (
+                "llama2_7b_256to128",
+                TransformerReshard::llama2_7b(256, 128),
+            ),
+            ("llama3_70b_4096to2048", llama3_70b(4096, 2048)),
+        ] {
+            let inst = reshard_model(m, model);
+            let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+            assert_eq!(sol.status, Status::Optimal, "{name} {model}");
+            g.bench_with_input(BenchmarkId::new(name, model), &inst, |b, inst| {
+                b.iter(|| black_box(solve_instance(inst, &SolveRequest::default()).unwrap()))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(scale, solve, bounds, parse, reshard);
 criterion_main!(scale);

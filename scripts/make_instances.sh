@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the bundled instance sets (instances/demo, instances/standard,
-# instances/scale, instances/multiport) with `tickopt gen`. Deterministic: running it again gives
+# instances/scale, instances/multiport, instances/cluster, instances/reshard) with `tickopt gen`. Deterministic: running it again gives
 # byte-identical files (tests/gen_sets.rs checks this).
 #
 # Usage: scripts/make_instances.sh [ROOT]     (default ROOT: instances)
@@ -136,5 +136,20 @@ g alltoall --n 200
 g planted --n 20000 --k 5 --cliques 100 --clique-mult 4 --degree 4
 g planted --n 20000 --k 5 --cliques 100 --clique-mult 4 --degree 4 --mult 1000
 g planted --n 20000 --k 3 --cliques 1000 --clique-mult 7 --degree 12 --seed 2
+
+# --- reshard: transformer checkpoints from training to inference meshes ----
+# Disjoint GPU sets (training slots send, inference slots receive), so both
+# models' optima are the max chunk degree (König). Defaults: LLaMA-2 7B, bf16,
+# training TP 8 x PP 4, inference TP 4 x PP 1.
+set_begin reshard
+g reshard_model --from 256 --to 128
+g reshard_model --from 256 --to 16 --to-pp 2
+g reshard_model --from 64 --from-tp 2 --from-pp 4 --to 64 --to-tp 8 --to-pp 1
+g reshard_model --from 128 --from-pp 2 --to 64 --to-tp 2 --dtype-bits 8 --bw 1MiB
+# LLaMA-2 13B, and LLaMA-3 70B (grouped-query attention, 8 KV heads)
+g reshard_model --from 256 --to 128 --to-tp 8 --to-pp 2 --layers 40 --hidden 5120 --ffn 13824 --heads 40
+g reshard_model --from 512 --from-pp 8 --to 256 --to-tp 8 --to-pp 2 --layers 80 --hidden 8192 --ffn 28672 --heads 64 --kv-heads 8 --vocab 128256
+# a small model whose splits do not align (thirds against halves)
+g reshard_model --from 12 --from-tp 3 --from-pp 2 --to 8 --to-tp 2 --layers 6 --hidden 96 --ffn 256 --heads 6 --vocab 1000 --bw 64
 
 echo "instance sets written under $ROOT/: $(ls "$ROOT" | tr '\n' ' ')"

@@ -1,7 +1,7 @@
 //! Generators: every family parses, is deterministic by seed, and the
 //! snarks and known optima are what the manifests claim.
 
-use tickopt::gen::{self, Family, GenSpec, TreeDirection};
+use tickopt::gen::{self, Family, GenSpec, TransformerReshard, TreeDirection};
 use tickopt::instance::{Instance, Limits, Model};
 use tickopt::{solve_instance, SolveRequest};
 
@@ -38,6 +38,21 @@ fn families() -> Vec<Family> {
             to: 3,
             in_place: true,
         },
+        Family::ReshardModel(TransformerReshard {
+            from: 12,
+            from_tp: 3,
+            from_pp: 2,
+            to: 8,
+            to_tp: 2,
+            to_pp: 1,
+            layers: 4,
+            hidden: 48,
+            ffn: 100,
+            heads: 6,
+            kv_heads: 6,
+            vocab: 500,
+            dtype_bits: 16,
+        }),
         Family::Tree {
             n: 10,
             arity: 3,
@@ -171,6 +186,10 @@ fn bad_parameters_are_errors_not_panics() {
         },
         Family::Alltoall { n: 1 << 20 },
         Family::FlowerSnark { k: 2 },
+        Family::ReshardModel(TransformerReshard {
+            to_tp: 3,
+            ..TransformerReshard::llama2_7b(256, 128)
+        }),
         Family::Planted {
             n: 20,
             k: 4,

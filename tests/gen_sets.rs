@@ -9,7 +9,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-const SETS: [&str; 4] = ["demo", "standard", "scale", "cluster"];
+const SETS: [&str; 5] = ["demo", "standard", "scale", "cluster", "reshard"];
 
 #[test]
 fn manifests_list_every_file_and_every_file_parses() {

@@ -5,7 +5,7 @@ use crate::bench::upsert_entry;
 use crate::gen::multiport::{
     generate_multiport, known_multiport_optimum, multiport_file_name, MultiportFamily,
 };
-use crate::gen::{self, Family, GenSpec, TreeDirection};
+use crate::gen::{self, Family, GenSpec, TransformerReshard, TreeDirection};
 use crate::instance::Model;
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
@@ -139,6 +139,52 @@ pub enum FamilyCmd {
         /// Both layouts on the same ranks.
         #[arg(long)]
         in_place: bool,
+    },
+    /// A transformer checkpoint resharded from a training mesh (TP x PP x DP
+    /// on slots 0..FROM) to an inference mesh on disjoint GPUs (slots
+    /// FROM..FROM+TO), Megatron layout; defaults: LLaMA-2 7B in bf16.
+    #[command(name = "reshard_model", alias = "reshard-model")]
+    ReshardModel {
+        /// GPUs of the training mesh (a multiple of --from-tp x --from-pp;
+        /// the rest are data-parallel replicas).
+        #[arg(long)]
+        from: u32,
+        /// Tensor-parallel degree of the training mesh.
+        #[arg(long, default_value_t = 8)]
+        from_tp: u32,
+        /// Pipeline-parallel degree of the training mesh.
+        #[arg(long, default_value_t = 4)]
+        from_pp: u32,
+        /// GPUs of the inference mesh (a multiple of --to-tp x --to-pp).
+        #[arg(long)]
+        to: u32,
+        /// Tensor-parallel degree of the inference mesh.
+        #[arg(long, default_value_t = 4)]
+        to_tp: u32,
+        /// Pipeline-parallel degree of the inference mesh.
+        #[arg(long, default_value_t = 1)]
+        to_pp: u32,
+        /// Transformer blocks.
+        #[arg(long, default_value_t = 32)]
+        layers: u32,
+        /// Hidden size.
+        #[arg(long, default_value_t = 4096)]
+        hidden: u64,
+        /// MLP intermediate size (gate, up and down projections).
+        #[arg(long, default_value_t = 11008)]
+        ffn: u64,
+        /// Query heads (a multiple of both tensor-parallel degrees).
+        #[arg(long, default_value_t = 32)]
+        heads: u32,
+        /// Key/value heads (grouped-query attention); default: --heads.
+        #[arg(long)]
+        kv_heads: Option<u32>,
+        /// Vocabulary size (rows of the embedding and of the output head).
+        #[arg(long, default_value_t = 32000)]
+        vocab: u64,
+        /// Bits per parameter (16 for bf16 or fp16, 8 for fp8, 32 for fp32).
+        #[arg(long, default_value_t = 16)]
+        dtype_bits: u64,
     },
     /// Tree broadcast / reduce / allreduce (heap order, root 0).
     Tree {
@@ -387,6 +433,35 @@ impl FamilyCmd {
                 virtual_stages,
             },
             FamilyCmd::Reshard { from, to, in_place } => Family::Reshard { from, to, in_place },
+            FamilyCmd::ReshardModel {
+                from,
+                from_tp,
+                from_pp,
+                to,
+                to_tp,
+                to_pp,
+                layers,
+                hidden,
+                ffn,
+                heads,
+                kv_heads,
+                vocab,
+                dtype_bits,
+            } => Family::ReshardModel(TransformerReshard {
+                from,
+                from_tp,
+                from_pp,
+                to,
+                to_tp,
+                to_pp,
+                layers,
+                hidden,
+                ffn,
+                heads,
+                kv_heads: kv_heads.unwrap_or(heads),
+                vocab,
+                dtype_bits,
+            }),
             FamilyCmd::Tree {
                 n,
                 arity,

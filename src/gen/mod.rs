@@ -15,17 +15,21 @@
 //! Submodules: `rng` (SplitMix64), `collectives` (rings, all-to-all, MoE,
 //! pipelines, resharding, trees, stars), `graphs` (random, cliques, snarks),
 //! `known` (independently proven optima), `multiport` (multi-NIC and
-//! two-speed families, DESIGN.md §11, generated as instances with ports).
+//! two-speed families, DESIGN.md §11, generated as instances with ports),
+//! `reshard_model` (a transformer checkpoint from a training mesh to an
+//! inference mesh).
 
 mod collectives;
 mod graphs;
 mod known;
 pub mod multiport;
 pub mod planted;
+mod reshard_model;
 pub mod rng;
 mod skew;
 
 pub use known::{known_optimum, KnownOptimum};
+pub use reshard_model::TransformerReshard;
 
 use crate::instance::{Demand, Slot};
 use serde::{Deserialize, Serialize};
@@ -108,6 +112,9 @@ pub enum Family {
     /// `in_place`: the same ranks hold both layouts (local overlaps need no
     /// transfer); otherwise the `to` ranks are new slots.
     Reshard { from: u32, to: u32, in_place: bool },
+    /// A transformer checkpoint resharded from a training mesh to an
+    /// inference mesh on disjoint GPUs (see [`TransformerReshard`]).
+    ReshardModel(TransformerReshard),
     /// `arity`-ary tree on `n` slots in heap order (root 0).
     Tree {
         n: u32,
@@ -204,6 +211,7 @@ impl Family {
             Family::Pipeline { .. } => "pipeline",
             Family::PipelineInterleaved { .. } => "pipeline_interleaved",
             Family::Reshard { .. } => "reshard",
+            Family::ReshardModel(_) => "reshard_model",
             Family::Tree { .. } => "tree",
             Family::Star { .. } => "star",
             Family::Random { .. } | Family::RandomSized { .. } => "random",
@@ -255,6 +263,7 @@ impl Family {
             Family::Reshard { from, to, in_place } => {
                 vec![("from", s(from)), ("to", s(to)), ("in_place", s(in_place))]
             }
+            Family::ReshardModel(m) => m.params(),
             Family::Tree {
                 n,
                 arity,
@@ -329,6 +338,7 @@ impl Family {
                 }
                 t
             }
+            Family::ReshardModel(m) => m.name_tags(),
             Family::Tree {
                 arity, direction, ..
             } => vec![format!("a{arity}"), direction.as_str().to_string()],
@@ -408,6 +418,7 @@ pub fn generate(spec: &GenSpec) -> Result<Generated, GenError> {
         | Family::Petersen
         | Family::Blanusa
         | Family::FlowerSnark { .. } => graphs::build(&spec.family, spec.seed, &mut b),
+        Family::ReshardModel(m) => reshard_model::build(m, &mut b),
         Family::Planted {
             n,
             k,
