@@ -12,6 +12,7 @@
 //! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
 //! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: the one-port engine on a port split, then an f-colouring MIP at the bound | independent (port splitting, Euler orientation, König); the MIP grows with edges x ticks |
 
+mod bipartite;
 mod bit_split;
 mod factor_peel;
 mod fcolour_colgen;

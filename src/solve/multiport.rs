@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, some port count odd, bipartite support | König on the sides ([`super::bipartite`]) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
 //! *Port splitting.* Slot `v` becomes `ports(v)` sender copies and
@@ -50,11 +51,11 @@ use std::time::Instant;
 /// A directed chunk edge to split over ports: `count` chunks from `src` to
 /// `dst`, drawn from pool `pool` (see [`PoolMapper`]).
 #[derive(Clone, Copy, Debug)]
-struct ArcCount {
-    src: u32,
-    dst: u32,
-    count: u64,
-    pool: u32,
+pub(super) struct ArcCount {
+    pub(super) src: u32,
+    pub(super) dst: u32,
+    pub(super) count: u64,
+    pub(super) pool: u32,
 }
 
 /// Per-copy counts of chunks `[a, a+m)` laid out round-robin over `p` copies.
@@ -214,7 +215,7 @@ impl PortSplit {
 /// ticks per tick where every slot has the same `q` ports
 /// ([`super::port_grouping`]), else on the port split. Returns rounds of
 /// pool ids.
-fn koenig_over_ports(
+pub(super) fn koenig_over_ports(
     slots: usize,
     arcs: &[ArcCount],
     ports: &dyn Fn(usize) -> u32,
@@ -261,14 +262,14 @@ fn koenig_grouped(slots: usize, arcs: &[ArcCount], q: u32) -> Vec<(u64, Vec<u32>
 /// several times per tick (several ports); a round is split where a pool
 /// moves on to its next demand, so the result has at most `rounds + 2 *
 /// demands` rounds.
-struct PoolMapper<'a> {
+pub(super) struct PoolMapper<'a> {
     pools: Vec<&'a [(u32, u64)]>,
     part: Vec<usize>,
     left: Vec<u64>,
 }
 
 impl<'a> PoolMapper<'a> {
-    fn new(pools: Vec<&'a [(u32, u64)]>) -> Self {
+    pub(super) fn new(pools: Vec<&'a [(u32, u64)]>) -> Self {
         PoolMapper {
             part: vec![0; pools.len()],
             left: pools.iter().map(|p| p.first().map_or(0, |d| d.1)).collect(),
@@ -290,7 +291,7 @@ impl<'a> PoolMapper<'a> {
         Some(d)
     }
 
-    fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {
+    pub(super) fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {
         let mut schedule = Schedule::new();
         let mut uses: Vec<(u32, u64)> = Vec::new();
         let mut draws = vec![0u64; self.pools.len()];
@@ -682,11 +683,21 @@ impl Solver for Multiport {
         let t0 = Instant::now();
         // Phases the time limit cut short (`CUT_SHORT` in the details).
         let mut cut: Vec<String> = Vec::new();
+        // Odd ports on a bipartite support: exact by König (module
+        // `bipartite`), no split or MIP needed.
+        let bipartite =
+            (inst.model == Model::Strict1 && !inst.ports().all_even() && !self.greedy_only)
+                .then(|| super::bipartite::strict1_bipartite(inst, &DemandGraph::new(inst)))
+                .flatten();
         let (schedule, name) = match inst.model {
             Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
             Model::Strict1 if inst.ports().all_even() => (
                 strict1_even_ports(inst),
                 "multiport-hakimi-kariv".to_string(),
+            ),
+            Model::Strict1 if bipartite.is_some() => (
+                bipartite.expect("checked just above"),
+                "multiport-bipartite-koenig".to_string(),
             ),
             Model::Strict1 => {
                 let (split, name, split_cut) = strict1_split(inst, opts, self.greedy_only);
