@@ -685,10 +685,9 @@ impl Solver for Multiport {
         let mut cut: Vec<String> = Vec::new();
         // Odd ports on a bipartite support: exact by König (module
         // `bipartite`), no split or MIP needed.
-        let bipartite =
-            (inst.model == Model::Strict1 && !inst.ports().all_even() && !self.greedy_only)
-                .then(|| super::bipartite::strict1_bipartite(inst, &DemandGraph::new(inst)))
-                .flatten();
+        let bipartite = (inst.model == Model::Strict1 && !inst.ports().all_even())
+            .then(|| super::bipartite::strict1_bipartite(inst, &DemandGraph::new(inst)))
+            .flatten();
         let (schedule, name) = match inst.model {
             Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
             Model::Strict1 if inst.ports().all_even() => (

@@ -167,6 +167,30 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         }
         other => other,
     };
+    // Cheap proof first for multi-port slots too: the port-degree bound,
+    // and the schedule without the exact engines (Hakimi-Kariv and König
+    // are exact; odd ports: the split and the greedy). A schedule at the
+    // port degree is optimal and the bound complete, so the odd-port-set
+    // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
+    if inst.is_multiport() {
+        let cheap = simple_bounds(inst, &g);
+        let opts = SolveOptions {
+            time_limit: request.time_limit,
+            deadline: request.time_limit.map(|limit| t0 + limit),
+        };
+        let mut sol = super::multiport::solve_multiport(inst, &cheap, &opts, true);
+        if sol.ticks == cheap.best.ticks {
+            let mut bounds = cheap;
+            bounds.complete = true;
+            sol = Solution::from_schedule(
+                sol.schedule,
+                &bounds,
+                &sol.stats.solver,
+                sol.stats.seconds,
+            );
+            return finish(inst, sol, t0, 0.0);
+        }
+    }
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
