@@ -5,7 +5,9 @@
 //! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
 //! chords) and planted odd cliques in 20,000-slot sparse graphs; a
 //! transformer checkpoint resharded from training to inference GPUs
-//! (`gen reshard_model`, issue 29) under both models.
+//! (`gen reshard_model`, issue 29) under both models; skewed MoE
+//! all-to-all on two-tier clusters with several ports per GPU (`gen
+//! moe_two_tier`, issue 29) under both models.
 //! doc/performance.md has the figures and the
 //! command that reproduces them.
 
@@ -223,5 +225,48 @@ fn reshard(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(scale, solve, bounds, parse, reshard);
+/// `tickopt gen moe_two_tier --nodes NODES --nics NICS --mult 4 --seed 1`
+/// (8 GPUs a node, intra-node links 8x, 8 hot experts at 4x) under `model`.
+fn moe_two_tier(nodes: u32, nics: u32, model: Model) -> Instance {
+    use tickopt::gen::multiport::{generate_multiport, MultiportFamily};
+    let family = MultiportFamily::MoeTwoTier {
+        nodes,
+        gpus_per_node: 8,
+        nics,
+        fast: 8,
+        sigma: 1.0,
+        hot: 8,
+        hot_factor: 4,
+    };
+    generate_multiport(&family, model, 4, 1024, 1).unwrap()
+}
+
+/// Skewed MoE all-to-all on two-tier clusters (issue 29), solve and
+/// validation in-process (no parse or write): 512 GPUs x 2 ports (both
+/// models), 512 x 3 (STRICT1, odd ports), 1,024 x 2 (both models); every
+/// one proven optimal.
+fn two_tier(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_two_tier");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10));
+    for (nodes, nics, model) in [
+        (64, 2, Model::Strict1),
+        (64, 2, Model::Read1Write1),
+        (64, 3, Model::Strict1),
+        (128, 2, Model::Strict1),
+        (128, 2, Model::Read1Write1),
+    ] {
+        let inst = moe_two_tier(nodes, nics, model);
+        let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
+        assert_eq!(sol.status, Status::Optimal, "{nodes}x{nics} {model}");
+        let name = format!("moe_gpus{}_ports{nics}", nodes * 8);
+        g.bench_with_input(BenchmarkId::new(name, model), &inst, |b, inst| {
+            b.iter(|| black_box(solve_instance(inst, &SolveRequest::default()).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(scale, solve, bounds, parse, reshard, two_tier);
 criterion_main!(scale);

@@ -240,18 +240,26 @@ pub(super) fn koenig_over_ports(
 /// as a one-port instance (`Delta` ticks), grouped `q` ticks at a time:
 /// `ceil(Delta / q)` ticks. Arcs must have distinct `(src, dst)`.
 fn koenig_grouped(slots: usize, arcs: &[ArcCount], q: u32) -> Vec<(u64, Vec<u32>)> {
+    // Sorted by pair, the arcs keep their order as the instance's demands
+    // (distinct pairs: nothing merges), so demand `i` is arc `i`.
+    let mut pieces = arcs.to_vec();
+    if pieces
+        .windows(2)
+        .any(|w| (w[0].src, w[0].dst) > (w[1].src, w[1].dst))
+    {
+        pieces.sort_unstable_by_key(|a| (a.src, a.dst));
+    }
     let split = PortSplit {
-        pieces: arcs.to_vec(),
+        pieces,
         copies: slots as u64,
     };
     let one_port = split.instance(Model::Read1Write1);
-    let mut pool_of = vec![0u32; arcs.len()];
-    for a in arcs {
-        let i = one_port
-            .demand_index(a.src, a.dst)
-            .expect("every arc is a one-port demand");
-        pool_of[i] = a.pool;
-    }
+    debug_assert!(one_port
+        .demands()
+        .iter()
+        .zip(&split.pieces)
+        .all(|(d, a)| (d.src, d.dst) == (a.src, a.dst)));
+    let pool_of: Vec<u32> = split.pieces.iter().map(|a| a.pool).collect();
     let (schedule, _) = delta_schedule(&one_port);
     group_schedule(&schedule, q as u64, &pool_of)
 }
