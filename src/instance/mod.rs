@@ -11,6 +11,7 @@ mod csv_fast;
 pub(crate) mod csv_input;
 mod csv_meta;
 mod error;
+mod json_fast;
 pub(crate) mod json_input;
 mod json_keys;
 mod limits;
@@ -156,8 +157,10 @@ impl Instance {
         // Demands already sorted by pair with no repeat (generators, and
         // files written from an `Instance`) skip the sort.
         let mut sorted = true;
-        let mut demands: Vec<(Demand, u64)> = Vec::new();
-        for (i, (d, dbw)) in raw.into_iter().enumerate() {
+        let raw = raw.into_iter();
+        let room = raw.size_hint().0.min(limits.max_demands as usize);
+        let mut demands: Vec<(Demand, u64)> = Vec::with_capacity(room);
+        for (i, (d, dbw)) in raw.enumerate() {
             if dbw == Some(0) {
                 return Err(InputError::field(
                     &format!("demands[{i}].copy_bw_bits_per_tick"),
