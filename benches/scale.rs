@@ -1,7 +1,8 @@
 //! Criterion benchmarks at cluster scale (issue 15): the structural
 //! colouring (uniform all-to-all up to 2048 slots, odd rings up to 10,001
 //! slots at multiplicity 1e6) end to end through `solve_instance`, the
-//! odd-set bound on an odd ring, demands-CSV parsing, and a ring at
+//! odd-set bound on an odd ring, demands-CSV and instance-JSON parsing,
+//! and a ring at
 //! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
 //! chords) and planted odd cliques in 20,000-slot sparse graphs; a
 //! transformer checkpoint resharded from training to inference GPUs
@@ -17,9 +18,12 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::bounds::exact_bounds;
+use tickopt::gen::multiport::{generate_multiport, MultiportFamily};
 use tickopt::gen::{generate, write_demands_csv, Family, GenSpec, TransformerReshard};
 use tickopt::graph::DemandGraph;
-use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::instance::{
+    instance_to_json, parse_instance_json, Demand, Instance, Limits, Model, Overrides,
+};
 use tickopt::solve::Status;
 use tickopt::{solve_instance, SolveRequest};
 
@@ -228,7 +232,6 @@ fn reshard(c: &mut Criterion) {
 /// `tickopt gen moe_two_tier --nodes NODES --nics NICS --mult 4 --seed 1`
 /// (8 GPUs a node, intra-node links 8x, 8 hot experts at 4x) under `model`.
 fn moe_two_tier(nodes: u32, nics: u32, model: Model) -> Instance {
-    use tickopt::gen::multiport::{generate_multiport, MultiportFamily};
     let family = MultiportFamily::MoeTwoTier {
         nodes,
         gpus_per_node: 8,
@@ -268,5 +271,50 @@ fn two_tier(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(scale, solve, bounds, parse, reshard, two_tier);
+/// The instance JSON `tickopt gen moe_two_tier --nodes NODES --nics NICS
+/// --mult 4 --seed 1 --out X.json` writes (pretty-printed, per-demand
+/// bandwidth on the fast intra-node demands, `"ports": NICS`): nodes 128,
+/// nics 2 is 1,047,552 demands in 88 MB; nodes 256, nics 4 is 4,192,256
+/// demands in 356 MB.
+fn moe_two_tier_json(nodes: u32, nics: u32) -> Vec<u8> {
+    let inst = moe_two_tier(nodes, nics, Model::Strict1);
+    let text = serde_json::to_string_pretty(&instance_to_json(&inst)).unwrap() + "\n";
+    text.into_bytes()
+}
+
+/// The one-port MoE all-to-all of [`moe_n1024_csv`] as `tickopt convert`
+/// writes it: an instance JSON without ports or per-demand bandwidth
+/// (1,047,552 demands, 90 MB).
+fn moe_n1024_json() -> Vec<u8> {
+    let g = generate(&common::moe_n1024_spec()).unwrap();
+    let inst = Instance::new(Model::Strict1, g.slots, 1024, g.demands, &Limits::default()).unwrap();
+    let text = serde_json::to_string_pretty(&instance_to_json(&inst)).unwrap() + "\n";
+    text.into_bytes()
+}
+
+/// Instance JSON to `Instance` (issue 29: at least 300 MB/s; building the
+/// 356 MB document takes a few seconds and about 3.6 GB, as `tickopt gen`).
+fn parse_json(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_parse_json");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for (name, json) in [
+        ("moe_two_tier_n128_nics2", moe_two_tier_json(128, 2)),
+        ("moe_two_tier_n256_nics4", moe_two_tier_json(256, 4)),
+        ("moe_n1024_one_port", moe_n1024_json()),
+    ] {
+        g.throughput(Throughput::Bytes(json.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    parse_instance_json(&json, &Overrides::default(), &Limits::default()).unwrap(),
+                )
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(scale, solve, bounds, parse, reshard, two_tier, parse_json);
 criterion_main!(scale);

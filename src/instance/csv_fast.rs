@@ -199,7 +199,7 @@ fn cut_points(body: &[u8], pieces: usize, min_piece: usize) -> Vec<usize> {
 /// Lemire's "fast number parsing" write-ups); later digits, and the last
 /// few bytes of the input, one at a time with checked arithmetic.
 #[inline(always)]
-fn uint(body: &[u8], pos: usize) -> Option<(u64, usize)> {
+pub(super) fn uint(body: &[u8], pos: usize) -> Option<(u64, usize)> {
     const POW10: [u64; 9] = [
         1,
         10,

@@ -12,6 +12,13 @@
 //! verdicts on the same file), and a leading UTF-8 byte-order mark is
 //! skipped.
 //!
+//! Documents in the common form (the demands plain objects of unsigned
+//! integers) are read by [`super::json_fast`] without building the tree;
+//! every other document, and every one it refuses, by the strict reader
+//! here. Both hand their values to one function that checks them in one
+//! order, so a document gets the same instance, warnings or refusal
+//! whichever reader read it.
+//!
 //! Multi-port extension (DESIGN.md §11): an optional top-level `"ports"`
 //! (an integer, or an array of `slots` integers >= 1) and an optional
 //! per-demand `"copy_bw_bits_per_tick"`. Without them a document is exactly
@@ -19,6 +26,7 @@
 //! something (ports not all 1, a demand's bandwidth not the instance's).
 
 use super::error::require_utf8;
+use super::json_fast::ScannedDemand;
 use super::{Demand, InputError, Instance, Limits, Model, Ports};
 use crate::cost::CostModel;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -262,15 +270,37 @@ pub fn parse_instance_json(
 /// [`parse_instance_json`], pushing the unknown keys that are not likely
 /// typos to `warnings` (a likely typo is an error: see
 /// [`close_key`](super::close_key)).
+///
+/// A document in the common form goes through the fast reader
+/// ([`super::json_fast`]); any other, and every document it refuses, through
+/// the strict reader, which gives every error message.
 pub fn parse_instance_json_warned(
     bytes: &[u8],
     overrides: &Overrides,
     limits: &Limits,
     warnings: &mut Vec<String>,
 ) -> Result<Instance, InputError> {
+    parse_instance_json_with(bytes, overrides, limits, warnings, true)
+}
+
+/// [`parse_instance_json_warned`]; `fast`: whether to try the fast reader
+/// first (tests compare the two readers).
+pub(super) fn parse_instance_json_with(
+    bytes: &[u8],
+    overrides: &Overrides,
+    limits: &Limits,
+    warnings: &mut Vec<String>,
+    fast: bool,
+) -> Result<Instance, InputError> {
     let text = require_utf8(strip_bom(bytes))?;
     if text.trim().is_empty() {
         return Err(InputError::new("empty file: expected an instance JSON object").at_line(1));
+    }
+    if fast {
+        if let Some(scanned) = super::json_fast::scan(text) {
+            let demands = DemandList::Scanned(scanned.demands);
+            return instance_from(&scanned.top, demands, overrides, limits, warnings);
+        }
     }
     let root: Value = serde_json::from_str::<StrictValue>(text)
         .map(|v| v.0)
@@ -278,6 +308,35 @@ pub fn parse_instance_json_warned(
     let obj = root
         .as_object()
         .ok_or_else(|| InputError::new("instance must be a JSON object"))?;
+    instance_from(
+        obj,
+        DemandList::Tree(obj.get("demands")),
+        overrides,
+        limits,
+        warnings,
+    )
+}
+
+/// The `"demands"` of a document, as one of the two readers holds them.
+enum DemandList<'a> {
+    /// The strict reader's value (`None`: no such key).
+    Tree(Option<&'a Value>),
+    /// The fast reader's demands, every value already an unsigned integer
+    /// of the right width and every bandwidth above 0.
+    Scanned(Vec<ScannedDemand>),
+}
+
+/// The instance the root object `obj` describes (`obj`'s own `"demands"`
+/// are ignored: `demands` stands for them). Checks run in a fixed order,
+/// the same for both readers, so a document gets the same refusal from
+/// either.
+fn instance_from(
+    obj: &Map<String, Value>,
+    demands: DemandList,
+    overrides: &Overrides,
+    limits: &Limits,
+    warnings: &mut Vec<String>,
+) -> Result<Instance, InputError> {
     super::json_keys::check_keys(obj, &super::json_keys::INSTANCE_KEYS, "", warnings)?;
     match obj.get("version") {
         Some(v) if v.as_u64() == Some(0) => {}
@@ -337,19 +396,21 @@ pub fn parse_instance_json_warned(
             format!("{slots} slots exceed {}", limits.slots_limit()),
         ));
     }
-    let demands_v = obj
-        .get("demands")
-        .ok_or_else(|| InputError::field("demands", "missing"))?;
-    let arr = demands_v.as_array().ok_or_else(|| {
-        InputError::field(
-            "demands",
-            format!("expected an array, got {}", type_name(demands_v)),
-        )
-    })?;
-    if arr.len() as u64 > limits.max_demands {
+    let count = match &demands {
+        DemandList::Tree(None) => return Err(InputError::field("demands", "missing")),
+        DemandList::Tree(Some(Value::Array(arr))) => arr.len(),
+        DemandList::Tree(Some(other)) => {
+            return Err(InputError::field(
+                "demands",
+                format!("expected an array, got {}", type_name(other)),
+            ))
+        }
+        DemandList::Scanned(list) => list.len(),
+    };
+    if count as u64 > limits.max_demands {
         return Err(InputError::field(
             "demands",
-            format!("{} demands exceed {}", arr.len(), limits.demands_limit()),
+            format!("{count} demands exceed {}", limits.demands_limit()),
         ));
     }
     let ports = match (overrides.ports, obj.get("ports")) {
@@ -358,6 +419,54 @@ pub fn parse_instance_json_warned(
         (None, Some(v)) => Ports::from_json(v, slots as u32)?,
         (None, None) => Ports::default(),
     };
+    let mut inst = match demands {
+        DemandList::Tree(arr) => {
+            let arr = arr.and_then(Value::as_array).expect("checked above");
+            let demands = tree_demands(arr, slots, warnings)?;
+            Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)?
+        }
+        DemandList::Scanned(list) => {
+            // The bounds first, for every demand, as the strict loop does.
+            let out = list
+                .iter()
+                .position(|d| u64::from(d.src) >= slots || u64::from(d.dst) >= slots);
+            if let Some(i) = out {
+                let d = list[i];
+                return Err(InputError::field(
+                    &format!("demands[{i}]"),
+                    format!(
+                        "slot out of bounds: {}->{} with slots={slots}",
+                        d.src, d.dst
+                    ),
+                ));
+            }
+            let demands = list.into_iter().map(|d| {
+                let demand = Demand {
+                    src: d.src,
+                    dst: d.dst,
+                    bits: d.bits,
+                };
+                (demand, d.bw())
+            });
+            Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)?
+        }
+    };
+    inst.id = obj.get("id").and_then(Value::as_str).map(str::to_string);
+    inst.notes = obj.get("notes").and_then(Value::as_str).map(str::to_string);
+    inst.cost = match obj.get("cost") {
+        None => None,
+        Some(v) => Some(cost_model(v, warnings)?),
+    };
+    Ok(inst)
+}
+
+/// The demands of the strict reader's array, each checked (keys, types,
+/// slots below `slots`); errors name the demand's path.
+fn tree_demands(
+    arr: &[Value],
+    slots: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(Demand, Option<u64>)>, InputError> {
     let mut demands = Vec::with_capacity(arr.len());
     for (i, d) in arr.iter().enumerate() {
         let path = format!("demands[{i}]");
@@ -394,14 +503,7 @@ pub fn parse_instance_json_warned(
             dbw,
         ));
     }
-    let mut inst = Instance::new_multiport(model, slots as u32, bw, demands, ports, limits)?;
-    inst.id = obj.get("id").and_then(Value::as_str).map(str::to_string);
-    inst.notes = obj.get("notes").and_then(Value::as_str).map(str::to_string);
-    inst.cost = match obj.get("cost") {
-        None => None,
-        Some(v) => Some(cost_model(v, warnings)?),
-    };
-    Ok(inst)
+    Ok(demands)
 }
 
 /// The `"cost"` object: `{"alpha_us": A, "link_gbps": G}` (both required).

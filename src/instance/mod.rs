@@ -11,6 +11,7 @@ mod csv_fast;
 pub(crate) mod csv_input;
 mod csv_meta;
 mod error;
+mod json_fast;
 pub(crate) mod json_input;
 mod json_keys;
 mod limits;
@@ -154,10 +155,15 @@ impl Instance {
     ) -> Result<Instance, InputError> {
         let ports = Instance::check_frame(slots, bw, ports, limits)?;
         // Demands already sorted by pair with no repeat (generators, and
-        // files written from an `Instance`) skip the sort.
-        let mut sorted = true;
-        let mut demands: Vec<(Demand, u64)> = Vec::new();
-        for (i, (d, dbw)) in raw.into_iter().enumerate() {
+        // files written from an `Instance`) go straight into `merged` and
+        // `bws`; from the first pair out of order on, all of them go to
+        // `unsorted`, to be sorted and merged at the end.
+        let raw = raw.into_iter();
+        let room = raw.size_hint().0.min(limits.max_demands as usize);
+        let mut merged: Vec<Demand> = Vec::with_capacity(room);
+        let mut bws: Vec<u64> = Vec::with_capacity(room);
+        let mut unsorted: Option<Vec<(Demand, u64)>> = None;
+        for (i, (d, dbw)) in raw.enumerate() {
             if dbw == Some(0) {
                 return Err(InputError::field(
                     &format!("demands[{i}].copy_bw_bits_per_tick"),
@@ -185,22 +191,36 @@ impl Instance {
                     format!("bits_total must be > 0 for {}->{}", d.src, d.dst),
                 ));
             }
-            if demands.len() as u64 >= limits.max_demands {
+            if i as u64 >= limits.max_demands {
                 return Err(InputError::field(
                     "demands",
                     format!("more demands than {}", limits.demands_limit()),
                 ));
             }
-            if let Some((last, _)) = demands.last() {
-                sorted &= (last.src, last.dst) < (d.src, d.dst);
+            let dbw = dbw.unwrap_or(bw);
+            match &mut unsorted {
+                None if merged
+                    .last()
+                    .map_or(true, |last| (last.src, last.dst) < (d.src, d.dst)) =>
+                {
+                    merged.push(d);
+                    bws.push(dbw);
+                }
+                None => {
+                    let mut all: Vec<(Demand, u64)> = Vec::with_capacity(room.max(i + 1));
+                    all.extend(merged.drain(..).zip(bws.drain(..)));
+                    all.push((d, dbw));
+                    unsorted = Some(all);
+                }
+                Some(all) => all.push((d, dbw)),
             }
-            demands.push((d, dbw.unwrap_or(bw)));
         }
-        if !sorted {
-            demands.sort_unstable_by_key(|(d, b)| (d.src, d.dst, *b));
-        }
-        let mut merged: Vec<Demand> = Vec::with_capacity(demands.len());
-        let mut bws: Vec<u64> = Vec::with_capacity(demands.len());
+        let Some(mut demands) = unsorted else {
+            // Strictly increasing pairs: nothing to merge.
+            let demand_bw = bws.iter().any(|&b| b != bw).then_some(bws);
+            return Instance::from_merged(model, slots, bw, merged, demand_bw, ports);
+        };
+        demands.sort_unstable_by_key(|(d, b)| (d.src, d.dst, *b));
         for (d, dbw) in demands {
             match merged.last_mut() {
                 Some(last) if last.src == d.src && last.dst == d.dst => {
@@ -534,4 +554,53 @@ pub fn read_instance_file(
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
     read_instance_bytes(&bytes, &name, overrides, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        /// Demands in any order (sorted runs, repeats, out-of-order pairs)
+        /// merge into what a map from pair to (bits, bandwidth) holds, or
+        /// are refused when a pair repeats with two bandwidths.
+        #[test]
+        fn new_multiport_sorts_and_merges_like_a_map(
+            raw in proptest::collection::vec((0u32..5, 0u32..5, 1u64..50, proptest::option::of(1u64..3)), 0..40),
+        ) {
+            let raw: Vec<(Demand, Option<u64>)> = raw
+                .into_iter()
+                .filter(|(s, d, _, _)| s != d)
+                .map(|(src, dst, bits, bw)| (Demand { src, dst, bits }, bw))
+                .collect();
+            let bw = 1;
+            let mut map: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+            let mut clash = false;
+            for (d, b) in &raw {
+                let e = map.entry((d.src, d.dst)).or_insert((0, b.unwrap_or(bw)));
+                clash |= e.1 != b.unwrap_or(bw);
+                e.0 += d.bits;
+            }
+            let got = Instance::new_multiport(Model::Strict1, 5, bw, raw, Ports::default(), &Limits::default());
+            match got {
+                Err(e) => prop_assert!(clash && e.message.contains("different bandwidths"), "{e}"),
+                Ok(inst) => {
+                    prop_assert!(!clash);
+                    let want: Vec<(Demand, u64)> = map
+                        .iter()
+                        .map(|(&(src, dst), &(bits, b))| (Demand { src, dst, bits }, b))
+                        .collect();
+                    let have: Vec<(Demand, u64)> = inst
+                        .demands()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| (*d, inst.demand_bw(i)))
+                        .collect();
+                    prop_assert_eq!(have, want);
+                }
+            }
+        }
+    }
 }
