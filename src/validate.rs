@@ -16,8 +16,8 @@
 //! demands)), so expanded schedules of any length stream through it;
 //! [`validate_compact`] checks a compact schedule round by round without
 //! expanding it, which is what the solvers' outputs go through (the
-//! one-port rounds that are plainly valid are recognised on all threads
-//! first; every other round is checked in order).
+//! rounds that are plainly valid, one port or several, are recognised on
+//! all threads first by [`clean`]; every other round is checked in order).
 //!
 //! Every count (ticks, chunks per demand, bits) is checked: a sum that
 //! would overflow is a `STRUCT` error, never a saturated number that
@@ -26,9 +26,13 @@
 
 use crate::instance::{Instance, Model};
 use crate::schedule::{Expansion, Schedule};
-use rayon::prelude::*;
+use clean::clean_rounds;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+mod clean;
+#[cfg(test)]
+mod tests;
 
 /// Error classes, named as copyspace-guard names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -328,9 +332,14 @@ impl<'a> TickValidator<'a> {
                 valid = false;
             }
             // A demand's chunks are held to its own bandwidth.
-            let bw = match in_range.then(|| self.inst.demand_index(s as u32, d as u32)) {
-                Some(Some(i)) => self.inst.demand_bw(i) as i128,
-                _ => bw,
+            let demand = if in_range {
+                self.inst.demand_index(s as u32, d as u32)
+            } else {
+                None
+            };
+            let bw = match demand {
+                Some(i) => self.inst.demand_bw(i) as i128,
+                None => bw,
             };
             if len <= 0 || len > bw {
                 self.add(
@@ -427,8 +436,8 @@ impl<'a> TickValidator<'a> {
                 }
             }
             if valid {
-                let target = self.inst.demand_index(s as u32, d as u32).ok_or((s, d));
-                self.count_bits(target, len as u128);
+                // (Valid implies in range: `demand` was looked up.)
+                self.count_bits(demand.ok_or((s, d)), len as u128);
             }
         }
     }
@@ -484,15 +493,33 @@ impl<'a> TickValidator<'a> {
 /// be sent exactly its chunk count. Same verdict as expanding then
 /// validating (a property test checks this).
 pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
+    validate_compact_with(inst, schedule, true)
+}
+
+/// [`validate_compact`], with or without the fast path (`fast: false`
+/// checks every round on the general path: the reference the tests hold
+/// the fast path to, report for report).
+fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Report {
     let mut v = TickValidator::new(inst);
     let mut tick0: u64 = 0;
-    let (clean, mut sent) = clean_rounds(inst, schedule);
+    let (clean, mut sent) = if fast {
+        clean_rounds(inst, &schedule.rounds)
+    } else {
+        (
+            vec![false; schedule.rounds.len()],
+            vec![0; inst.demands().len()],
+        )
+    };
     let demands = inst.demands();
+    // Buffers of the general path, reused round to round.
     let mut raw: Vec<RawChunk> = Vec::new();
+    let mut ok_idx: Vec<usize> = Vec::new();
+    let mut scheduled_before: Vec<u128> = Vec::new();
     for (ri, round) in schedule.rounds.iter().enumerate() {
         // Ticks of all rounds so far, checked (a clean round sends a demand
-        // once, so its counts stay within the ticks; other rounds' counts
-        // are checked below).
+        // at most `ports` times per tick, and its counts stay within the
+        // ticks times the ports, which `clean_rounds` checked; other
+        // rounds' counts are checked below).
         let Some(next_tick0) = tick0.checked_add(round.repeat) else {
             v.overflow(&format!(
                 "round {ri}: tick count {tick0} + repeat {}",
@@ -513,7 +540,7 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
             continue;
         }
         raw.clear();
-        let mut ok_idx = Vec::with_capacity(round.demands.len());
+        ok_idx.clear();
         for &di in &round.demands {
             match demands.get(di as usize) {
                 Some(d) => {
@@ -534,12 +561,13 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
         // (then undo the unit bits it counted: coverage is done below).
         let errors_before = v.total_errors;
         let bits_before = v.bits;
-        let scheduled_before: Vec<u128> = ok_idx.iter().map(|&i| v.scheduled[i]).collect();
+        scheduled_before.clear();
+        scheduled_before.extend(ok_idx.iter().map(|&i| v.scheduled[i]));
         v.ticks = tick0;
         v.push_tick(&raw);
         v.bits = bits_before;
-        for (k, &i) in ok_idx.iter().enumerate() {
-            v.scheduled[i] = scheduled_before[k];
+        for (&i, &before) in ok_idx.iter().zip(&scheduled_before) {
+            v.scheduled[i] = before;
         }
         if v.total_errors == errors_before {
             // Chunks sent[i] .. sent[i]+repeat of demand i; with more than
@@ -570,149 +598,6 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
     // On overflow: the ticks of the rounds before the one that overflowed.
     v.ticks = tick0;
     v.finish()
-}
-
-/// The fast path of [`validate_compact`] (issue 15, millions of chunks
-/// per schedule), on all threads: a one-port round whose demands are in
-/// range and touch each slot (STRICT1) or each sender and receiver
-/// (READ1_WRITE1) once is a valid tick, and only its coverage counts.
-/// Returns which rounds are clean (among those before the tick count
-/// overflows, with a non-zero repeat) and the chunks they send per demand;
-/// every other round takes the general path, which words the errors. Sums
-/// commute, so the result does not depend on the threads.
-fn clean_rounds(inst: &Instance, schedule: &Schedule) -> (Vec<bool>, Vec<u64>) {
-    let rounds = &schedule.rounds;
-    if !inst.is_single_port() {
-        return (vec![false; rounds.len()], vec![0; inst.demands().len()]);
-    }
-    let mut counted = rounds.len();
-    let mut ticks: u64 = 0;
-    for (ri, round) in rounds.iter().enumerate() {
-        match ticks.checked_add(round.repeat) {
-            Some(t) => ticks = t,
-            None => {
-                counted = ri;
-                break;
-            }
-        }
-    }
-    let ends = Ends::new(inst);
-    let mut clean = vec![false; rounds.len()];
-    clean[..counted]
-        .par_iter_mut()
-        .zip(&rounds[..counted])
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(
-            || CleanRound::new(inst),
-            |fast, (ri, (is_clean, round))| {
-                *is_clean =
-                    round.repeat > 0 && fast.round_is_clean(inst, &ends, ri, &round.demands);
-            },
-        );
-    // Chunks per demand, by ranges of demands on the threads (plain adds:
-    // an atomic add per chunk would serialise the cache misses).
-    let demands = inst.demands().len();
-    let ranges = rayon::current_num_threads().clamp(1, SENT_RANGES_MAX);
-    let width = demands.div_ceil(ranges).max(1);
-    let mut sent = vec![0u64; demands];
-    sent.par_chunks_mut(width)
-        .enumerate()
-        .for_each(|(k, part)| {
-            let from = k * width;
-            for (round, _) in rounds[..counted].iter().zip(&clean).filter(|(_, &c)| c) {
-                for &di in &round.demands {
-                    if let Some(s) = (di as usize)
-                        .checked_sub(from)
-                        .and_then(|i| part.get_mut(i))
-                    {
-                        *s += round.repeat;
-                    }
-                }
-            }
-        });
-    (clean, sent)
-}
-
-/// Most demand ranges [`clean_rounds`] counts on (each scans every clean
-/// round).
-const SENT_RANGES_MAX: usize = 8;
-
-/// The (src, dst) of each demand, packed in 4 bytes when slot ids fit in
-/// 16 bits: the fast check looks one up per chunk of a round, at random,
-/// and a quarter of the demands' size keeps more of them in the caches.
-enum Ends<'a> {
-    Packed(Vec<u32>),
-    Demands(&'a [crate::instance::Demand]),
-}
-
-impl<'a> Ends<'a> {
-    fn new(inst: &'a Instance) -> Self {
-        if inst.slots <= 1 << 16 {
-            Ends::Packed(inst.demands().iter().map(|d| d.src << 16 | d.dst).collect())
-        } else {
-            Ends::Demands(inst.demands())
-        }
-    }
-
-    fn get(&self, i: usize) -> Option<(u32, u32)> {
-        match self {
-            Ends::Packed(p) => p.get(i).map(|&e| (e >> 16, e & 0xffff)),
-            Ends::Demands(d) => d.get(i).map(|d| (d.src, d.dst)),
-        }
-    }
-}
-
-/// The fast check of [`validate_compact`]: slot stamps per round.
-struct CleanRound {
-    /// One-port instance (the fast path does not count ports).
-    enabled: bool,
-    /// Round index + 1 that last used each sender (STRICT1: each slot).
-    src: Vec<usize>,
-    /// Round index + 1 that last used each receiver (READ1_WRITE1).
-    dst: Vec<usize>,
-}
-
-impl CleanRound {
-    fn new(inst: &Instance) -> Self {
-        let n = inst.slots as usize;
-        CleanRound {
-            enabled: inst.is_single_port(),
-            src: vec![0; n],
-            dst: vec![0; n],
-        }
-    }
-
-    /// Whether round `ri` with `demands` is certainly a valid tick: every
-    /// index names a demand, and no slot is used twice under the model.
-    fn round_is_clean(&mut self, inst: &Instance, ends: &Ends, ri: usize, demands: &[u32]) -> bool {
-        if !self.enabled {
-            return false;
-        }
-        let stamp = ri + 1;
-        for &di in demands {
-            let Some((s, t)) = ends.get(di as usize) else {
-                return false;
-            };
-            let (s, t) = (s as usize, t as usize);
-            if s == t || s >= self.src.len() || t >= self.src.len() {
-                return false;
-            }
-            let dst = match inst.model {
-                Model::Read1Write1 => &mut self.dst,
-                Model::Strict1 => &mut self.src,
-            };
-            if dst[t] == stamp {
-                return false;
-            }
-            dst[t] = stamp;
-            if self.src[s] == stamp {
-                return false;
-            }
-            self.src[s] = stamp;
-        }
-        true
-    }
 }
 
 /// Bits carried by chunks `from..to` of demand `i`, where chunks beyond the

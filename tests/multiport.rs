@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use tickopt::bounds::Witness;
 use tickopt::instance::{Demand, Instance, Limits, Model, Ports};
 use tickopt::solve::Status;
-use tickopt::validate::{validate_compact, validate_expanded, RawChunk, TickValidator};
+use tickopt::validate::{validate_compact, validate_expanded, ErrorKind, RawChunk, TickValidator};
 use tickopt::verify::{verify_claim, Claim};
 use tickopt::{solve_instance, SolveRequest, SolverChoice};
 
@@ -640,4 +640,82 @@ fn compact_chunk_counts_that_would_wrap_are_refused() {
         "{}",
         report.one_line()
     );
+}
+
+/// Doctored multi-port compact schedules are refused with the messages the
+/// general path words, now that valid multi-port rounds take the fast path
+/// (issue 29): a slot over its ports in one round, a demand sent more
+/// chunks than it has (listed twice in a round), a repeat that overflows.
+#[test]
+fn doctored_multiport_compact_schedules_keep_their_messages() {
+    let inst = Instance::new_multiport(
+        Model::Read1Write1,
+        4,
+        100,
+        (1..4).map(|dst| {
+            (
+                Demand {
+                    src: 0,
+                    dst,
+                    bits: 200,
+                },
+                None,
+            )
+        }),
+        Ports::Uniform(2),
+        &Limits::default(),
+    )
+    .unwrap();
+    let schedule = |rounds: &[(u64, &[u32])]| tickopt::schedule::Schedule {
+        rounds: rounds
+            .iter()
+            .map(|&(repeat, d)| tickopt::schedule::Round {
+                repeat,
+                demands: d.to_vec(),
+            })
+            .collect(),
+    };
+    // The valid schedule: two sends of slot 0 per tick, 3 ticks.
+    let good = schedule(&[(1, &[0, 1]), (1, &[1, 2]), (1, &[0, 2])]);
+    assert!(validate_compact(&inst, &good).passed());
+    let first = |s: &tickopt::schedule::Schedule| {
+        let r = validate_compact(&inst, s);
+        assert!(!r.passed());
+        (r.errors[0].clone(), r.one_line())
+    };
+    // Slot 0 sends three times in a round: over its 2 ports.
+    let (e, line) = first(&schedule(&[(2, &[0, 1, 2]), (2, &[2])]));
+    assert_eq!(e.kind, ErrorKind::Read1Write1);
+    assert_eq!(
+        e.msg,
+        "source slot sends more than its 2 ports allow in one tick"
+    );
+    assert_eq!(
+        (e.tick, e.chunk, e.src_slot, e.dst_slot),
+        (Some(0), Some(2), Some(0), Some(3))
+    );
+    assert!(
+        line.starts_with("FAIL: 3 error(s) [READ1_WRITE1,COVERAGE], first at tick 0: "),
+        "{line}"
+    );
+    // Demand 0 listed twice in a round of 2 ticks: 4 chunks of its 2.
+    let (e, line) = first(&schedule(&[(2, &[0, 0]), (2, &[1]), (2, &[2])]));
+    assert_eq!(e.kind, ErrorKind::Coverage);
+    assert_eq!(e.msg, "demand coverage mismatch (over)");
+    assert_eq!((e.demand_bits, e.scheduled_bits), (Some(200), Some(400)));
+    assert_eq!(
+        line,
+        "FAIL: 1 error(s) [COVERAGE]: COVERAGE: demand coverage mismatch (over)"
+    );
+    // A repeat that takes the tick count past u64.
+    let (e, line) = first(&schedule(&[(u64::MAX, &[0]), (1, &[1, 2])]));
+    assert_eq!(e.kind, ErrorKind::Struct);
+    assert_eq!(
+        e.msg,
+        format!(
+            "round 1: tick count {} + repeat 1 overflows: the schedule counts past what can be checked exactly",
+            u64::MAX
+        )
+    );
+    assert!(line.starts_with("FAIL: "), "{line}");
 }

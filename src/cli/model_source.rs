@@ -18,7 +18,12 @@ use std::path::Path;
 /// The model a schedule file states (compact and JSON schedules do; a CSV
 /// schedule does not). An expanded JSON is streamed once to find it.
 pub fn schedule_model(path: &Path) -> anyhow::Result<Option<Model>> {
-    Ok(match read_schedule_file(path)? {
+    input_model(&read_schedule_file(path)?, path)
+}
+
+/// [`schedule_model`] of a file already read with [`read_schedule_file`].
+pub fn input_model(input: &ScheduleInput, path: &Path) -> anyhow::Result<Option<Model>> {
+    Ok(match input {
         ScheduleInput::Compact(c) => Some(c.model),
         ScheduleInput::Levels(_) => None, // an MSCCL program states no model
         ScheduleInput::Expanded => stream_schedule_file(path, &mut |_| {})?,

@@ -1,7 +1,8 @@
 //! `tickopt validate`.
 
-use super::model_source::{model_from_files, schedule_model};
-use crate::schedule::validate_schedule_file;
+use super::model_source::{input_model, model_from_files};
+use crate::schedule::read_schedule_file;
+use crate::schedule::readers::validate_schedule_input;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -23,14 +24,16 @@ pub struct ValidateArgs {
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
     let mut overrides = a.overrides.to_overrides();
-    let stated = schedule_model(&a.schedule)?;
+    // Read once: its model (for a CSV instance) and then its validation.
+    let input = read_schedule_file(&a.schedule)?;
+    let stated = input_model(&input, &a.schedule)?;
     model_from_files(
         &a.instance,
         &mut overrides,
         &[(a.schedule.display().to_string(), stated)],
     )?;
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
-    let report = validate_schedule_file(&inst, &a.schedule)?;
+    let report = validate_schedule_input(&inst, input, &a.schedule)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {

@@ -92,10 +92,18 @@ fn head(path: &Path) -> Result<Vec<u8>, InputError> {
 
 /// Which format a file is, from its first non-blank byte.
 fn sniff(path: &Path) -> Result<Option<u8>, InputError> {
-    Ok(head(path)?
-        .iter()
-        .copied()
-        .find(|b| !b.is_ascii_whitespace()))
+    Ok(first_byte(&head(path)?))
+}
+
+fn first_byte(head: &[u8]) -> Option<u8> {
+    head.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// Whether a file's first bytes hold the compact format's tag as the
+/// writer puts it (`"format":"tickopt-compact-v1"`).
+fn opens_as_compact(head: &[u8]) -> bool {
+    let tag = format!("\"format\":\"{}\"", super::writers::COMPACT_FORMAT_TAG);
+    head.windows(tag.len()).any(|w| w == tag.as_bytes())
 }
 
 fn open(path: &Path) -> Result<std::fs::File, InputError> {
@@ -109,12 +117,36 @@ fn io_err(path: &Path, e: std::io::Error) -> InputError {
 /// Reads a schedule file: compact files whole; expanded ones are only
 /// recognised here (and streamed later). The format is decided by
 /// structure alone ([`json_shape`]), never by a string inside the file.
+/// (A file that opens as tickopt writes compact schedules, its format tag
+/// in the first 4 KiB, is read into memory once, and its rounds and
+/// structure in one pass there, several times faster than a reader's
+/// pass and a second one; the tag only chooses how to read, not what the
+/// file is.)
 pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
     let name = || path.display().to_string();
-    match sniff(path)? {
+    let head = head(path)?;
+    match first_byte(&head) {
         Some(b'{') => {}
         Some(b'<') => return read_levels(path),
         _ => return Ok(ScheduleInput::Expanded), // CSV
+    }
+    if opens_as_compact(&head) {
+        let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+        // One pass reads the rounds and the shape together; anything else
+        // (or an error to word) is checked as below.
+        if let Some((shape, file)) = parse_compact_fast(&bytes) {
+            if let Ok(JsonFormat::Compact) = shape.format() {
+                return Ok(ScheduleInput::Compact(file));
+            }
+        }
+        let body = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+        let shape = json_shape_of_slice(body).map_err(|e| e.in_file(name()))?;
+        return match shape.format().map_err(|e| e.in_file(name()))? {
+            JsonFormat::Expanded => Ok(ScheduleInput::Expanded),
+            JsonFormat::Compact => parse_compact(&bytes)
+                .map(ScheduleInput::Compact)
+                .map_err(|e| e.in_file(name())),
+        };
     }
     let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
     skip_bom(&mut reader).map_err(|e| io_err(path, e))?;
@@ -193,6 +225,18 @@ impl JsonShape {
 /// Reads the top level of a JSON document (values skipped, duplicate keys
 /// refused at any depth) into a [`JsonShape`].
 pub fn json_shape(reader: impl Read) -> Result<JsonShape, InputError> {
+    shape_of(serde_json::Deserializer::from_reader(reader))
+}
+
+/// [`json_shape`] of a document in memory (several times faster than
+/// through a reader).
+fn json_shape_of_slice(bytes: &[u8]) -> Result<JsonShape, InputError> {
+    shape_of(serde_json::Deserializer::from_slice(bytes))
+}
+
+fn shape_of<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<JsonShape, InputError> {
     struct ShapeVisitor;
     impl<'de> Visitor<'de> for ShapeVisitor {
         type Value = JsonShape;
@@ -220,49 +264,6 @@ pub fn json_shape(reader: impl Read) -> Result<JsonShape, InputError> {
             Ok(shape)
         }
     }
-    /// Whether a value is an array (its elements skipped strictly).
-    struct IsArray(bool);
-    impl<'de> serde::Deserialize<'de> for IsArray {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = IsArray;
-                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("any JSON value")
-                }
-                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IsArray, A::Error> {
-                    while seq.next_element::<StrictIgnore>()?.is_some() {}
-                    Ok(IsArray(true))
-                }
-                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IsArray, A::Error> {
-                    <StrictIgnore as serde::Deserialize>::deserialize(
-                        serde::de::value::MapAccessDeserializer::new(map),
-                    )?;
-                    Ok(IsArray(false))
-                }
-                fn visit_bool<E>(self, _: bool) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-                fn visit_i64<E>(self, _: i64) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-                fn visit_u64<E>(self, _: u64) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-                fn visit_f64<E>(self, _: f64) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-                fn visit_str<E>(self, _: &str) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-                fn visit_unit<E>(self) -> Result<IsArray, E> {
-                    Ok(IsArray(false))
-                }
-            }
-            d.deserialize_any(V)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_reader(reader);
     let shape = de
         .deserialize_map(ShapeVisitor)
         .map_err(|e| json_error(&e, "invalid schedule JSON"))?;
@@ -277,18 +278,8 @@ pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
     // Fast path: straight into typed rounds, no value tree (a 20 M-pair
     // schedule took 33 s and 4 GB through the tree). Any failure falls
     // through to the tree reader, whose errors name the field.
-    let body = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
-    if let Ok(fast) = serde_json::from_slice::<FastCompact>(body) {
-        if let Ok(model) = fast.model.parse::<Model>() {
-            return Ok(CompactFile {
-                model,
-                rounds: fast
-                    .rounds
-                    .into_iter()
-                    .map(|r| (r.repeat, r.pairs))
-                    .collect(),
-            });
-        }
+    if let Some((_, file)) = parse_compact_fast(bytes) {
+        return Ok(file);
     }
     let v = parse_json_value(bytes)?;
     let model = v
@@ -331,12 +322,71 @@ pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
     Ok(CompactFile { model, rounds })
 }
 
+/// Whether a value is an array (its elements skipped strictly).
+struct IsArray(bool);
+impl<'de> serde::Deserialize<'de> for IsArray {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = IsArray;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IsArray, A::Error> {
+                while seq.next_element::<StrictIgnore>()?.is_some() {}
+                Ok(IsArray(true))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IsArray, A::Error> {
+                <StrictIgnore as serde::Deserialize>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )?;
+                Ok(IsArray(false))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+            fn visit_unit<E>(self) -> Result<IsArray, E> {
+                Ok(IsArray(false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The fast path of [`parse_compact`]: the file and its top-level shape
+/// in one pass, or `None` where the tree reader must name an error.
+fn parse_compact_fast(bytes: &[u8]) -> Option<(JsonShape, CompactFile)> {
+    let body = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+    let fast = serde_json::from_slice::<FastCompact>(body).ok()?;
+    let model = fast.model.parse::<Model>().ok()?;
+    let rounds = fast
+        .rounds
+        .into_iter()
+        .map(|r| (r.repeat, r.pairs))
+        .collect();
+    Some((fast.shape, CompactFile { model, rounds }))
+}
+
 /// A compact file read without a value tree: every object's keys are
 /// checked for repeats as the tree reader does, unknown keys are read
 /// strictly and dropped.
 struct FastCompact {
     model: String,
     rounds: Vec<FastRound>,
+    /// The top level, as [`json_shape`] reads it.
+    shape: JsonShape,
 }
 
 struct FastRound {
@@ -353,23 +403,31 @@ impl<'de> serde::Deserialize<'de> for FastCompact {
                 f.write_str("a compact schedule object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FastCompact, A::Error> {
-                let (mut model, mut rounds, mut seen) = (None, None, Vec::<String>::new());
+                let (mut model, mut rounds) = (None, None);
+                let mut shape = JsonShape::default();
                 while let Some(key) = map.next_key::<String>()? {
-                    if seen.contains(&key) {
+                    if shape.keys.contains(&key) {
                         return Err(duplicate_key(&key));
                     }
                     match key.as_str() {
                         "model" => model = Some(map.next_value::<String>()?),
                         "rounds" => rounds = Some(map.next_value::<Vec<FastRound>>()?),
+                        "format" => {
+                            let v = map.next_value::<StrictValue>()?.0;
+                            shape.compact_tag =
+                                v.as_str() == Some(super::writers::COMPACT_FORMAT_TAG);
+                        }
+                        "ticks" => shape.ticks_array = map.next_value::<IsArray>()?.0,
                         _ => {
                             map.next_value::<StrictIgnore>()?;
                         }
                     }
-                    seen.push(key);
+                    shape.keys.push(key);
                 }
                 Ok(FastCompact {
                     model: model.ok_or_else(|| serde::de::Error::missing_field("model"))?,
                     rounds: rounds.ok_or_else(|| serde::de::Error::missing_field("rounds"))?,
+                    shape,
                 })
             }
         }
@@ -646,7 +704,18 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(TickEvent)) -> Result<(
 /// the file could not be read; a readable but wrong schedule is a FAIL
 /// report.
 pub fn validate_schedule_file(inst: &Instance, path: &Path) -> Result<Report, InputError> {
-    Ok(read_and_validate(inst, path, false)?.0)
+    validate_schedule_input(inst, read_schedule_file(path)?, path)
+}
+
+/// [`validate_schedule_file`] of a file already read with
+/// [`read_schedule_file`] (`path` is streamed again only if expanded), so
+/// a caller that needed the file first (for its model) reads it once.
+pub fn validate_schedule_input(
+    inst: &Instance,
+    input: ScheduleInput,
+    path: &Path,
+) -> Result<Report, InputError> {
+    Ok(validate_input(inst, input, path, false)?.0)
 }
 
 /// Loads a schedule file as a compact [`Schedule`] of `inst`'s demands,
@@ -691,7 +760,18 @@ fn read_and_validate(
     path: &Path,
     build: bool,
 ) -> Result<(Report, Option<Result<Schedule, String>>), InputError> {
-    match read_schedule_file(path)? {
+    validate_input(inst, read_schedule_file(path)?, path, build)
+}
+
+/// [`read_and_validate`] of a file already read.
+#[allow(clippy::type_complexity)]
+fn validate_input(
+    inst: &Instance,
+    input: ScheduleInput,
+    path: &Path,
+    build: bool,
+) -> Result<(Report, Option<Result<Schedule, String>>), InputError> {
+    match input {
         ScheduleInput::Compact(c) => {
             if c.model != inst.model {
                 return Ok((model_mismatch(inst), None));
@@ -831,5 +911,38 @@ mod compact_tests {
             e.contains("rounds[0].pairs[0]") && e.contains("negative"),
             "{e}"
         );
+    }
+
+    /// A file that opens with the compact tag is read whole in one pass,
+    /// with the verdicts of the reader pass: the rounds of a compact file,
+    /// "both" for one that also has a `ticks` array, an expanded schedule
+    /// for a `ticks` array with a tag that is not the compact one, and a
+    /// repeated key at any depth refused.
+    #[test]
+    fn files_opening_with_the_compact_tag_keep_their_verdicts() {
+        use super::{read_schedule_file, ScheduleInput};
+        let good = r#"{"version":0,"format":"tickopt-compact-v1","model":"STRICT1","rounds":[
+{"repeat":2,"pairs":[[0,1],[2,3]]}]}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let read = |text: &str| {
+            let path = dir.path().join("s.json");
+            std::fs::write(&path, text).unwrap();
+            read_schedule_file(&path)
+        };
+        match read(good).unwrap() {
+            ScheduleInput::Compact(c) => {
+                assert_eq!(c.rounds, vec![(2, vec![(0, 1), (2, 3)])])
+            }
+            _ => panic!("not read as compact"),
+        }
+        let both = good.replace(r#""rounds""#, r#""ticks":[],"rounds""#);
+        let e = read(&both).err().expect("refused").to_string();
+        assert!(e.contains("both a compact schedule"), "{e}");
+        let expanded =
+            r#"{"version":0,"format":"tickopt-compact-v1x","model":"STRICT1","ticks":[]}"#;
+        assert!(matches!(read(expanded).unwrap(), ScheduleInput::Expanded));
+        let repeated = good.replace(r#""repeat":2,"#, r#""repeat":2,"repeat":3,"#);
+        let e = read(&repeated).err().expect("refused").to_string();
+        assert!(e.contains("duplicate key \"repeat\""), "{e}");
     }
 }
