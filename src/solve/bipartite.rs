@@ -97,7 +97,7 @@ pub fn strict1_bipartite(inst: &Instance, g: &DemandGraph) -> Option<Schedule> {
         .collect();
     let port = |v: usize| inst.port(v);
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port);
-    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]);
     Some(PoolMapper::new(pools).map(&rounds))
 }
 

@@ -265,84 +265,107 @@ fn koenig_grouped(slots: usize, arcs: &[ArcCount], q: u32) -> Vec<(u64, Vec<u32>
 }
 
 /// Turns rounds over pools into rounds over demands. A pool is a sequence
-/// of `(demand, chunks)`: a STRICT1 edge `{a,b}` is the pool `a->b` then
-/// `b->a`; a READ1_WRITE1 demand is its own pool. A round may draw a pool
-/// several times per tick (several ports); a round is split where a pool
-/// moves on to its next demand, so the result has at most `rounds + 2 *
-/// demands` rounds.
-pub(super) struct PoolMapper<'a> {
-    pools: Vec<&'a [(u32, u64)]>,
-    part: Vec<usize>,
-    left: Vec<u64>,
+/// of one or two `(demand, chunks)`: a STRICT1 edge `{a,b}` is the pool
+/// `a->b` then `b->a`; a READ1_WRITE1 demand is its own pool. A round may
+/// draw a pool several times per tick (several ports); a round is split
+/// where a pool moves on to its next demand, so the result has at most
+/// `rounds + 2 * demands` rounds. Each pool's state is one record, so a
+/// round touches one cache line per pool it draws.
+pub(super) struct PoolMapper {
+    pools: Vec<PoolState>,
 }
 
-impl<'a> PoolMapper<'a> {
-    pub(super) fn new(pools: Vec<&'a [(u32, u64)]>) -> Self {
-        PoolMapper {
-            part: vec![0; pools.len()],
-            left: pools.iter().map(|p| p.first().map_or(0, |d| d.1)).collect(),
-            pools,
+/// A pool: its parts, the part being drawn, the chunks left in it, and the
+/// draws per tick counted for the current round.
+#[derive(Clone, Copy)]
+struct PoolState {
+    parts: [(u32, u64); 2],
+    len: u8,
+    part: u8,
+    draws: u32,
+    left: u64,
+}
+
+impl PoolState {
+    /// Moves past exhausted parts while another part follows.
+    fn skip_exhausted(&mut self) {
+        while self.left == 0 && self.part + 1 < self.len {
+            self.part += 1;
+            self.left = self.parts[self.part as usize].1;
         }
     }
 
-    /// Takes one chunk of pool `p`, returning its demand (None: exhausted).
-    fn take(&mut self, p: usize, n: u64) -> Option<u32> {
-        while self.left[p] == 0 {
-            if self.part[p] + 1 >= self.pools[p].len() {
-                return None;
-            }
-            self.part[p] += 1;
-            self.left[p] = self.pools[p][self.part[p]].1;
+    /// Takes one chunk, returning its demand (None: exhausted).
+    fn take_one(&mut self) -> Option<u32> {
+        self.skip_exhausted();
+        if self.left == 0 {
+            return None;
         }
-        let d = self.pools[p][self.part[p]].0;
-        self.left[p] -= n;
-        Some(d)
+        self.left -= 1;
+        Some(self.parts[self.part as usize].0)
+    }
+}
+
+impl PoolMapper {
+    /// Pools of one or two parts each.
+    pub(super) fn new<'a>(pools: impl IntoIterator<Item = &'a [(u32, u64)]>) -> Self {
+        let pools = pools
+            .into_iter()
+            .map(|p| {
+                assert!(p.len() <= 2, "a pool has one or two demands");
+                let mut parts = [(0, 0); 2];
+                parts[..p.len()].copy_from_slice(p);
+                PoolState {
+                    parts,
+                    len: p.len() as u8,
+                    part: 0,
+                    draws: 0,
+                    left: p.first().map_or(0, |d| d.1),
+                }
+            })
+            .collect();
+        PoolMapper { pools }
     }
 
     pub(super) fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {
         let mut schedule = Schedule::new();
         let mut uses: Vec<(u32, u64)> = Vec::new();
-        let mut draws = vec![0u64; self.pools.len()];
         for (repeat, round) in rounds {
             // Draws per tick of each pool in this round (counted in place;
             // the order of `uses` does not matter: `Schedule::push` sorts).
             uses.clear();
             for &p in round {
-                if draws[p as usize] == 0 {
+                let pool = &mut self.pools[p as usize];
+                if pool.draws == 0 {
                     uses.push((p, 0));
                 }
-                draws[p as usize] += 1;
+                pool.draws += 1;
             }
             for (p, c) in uses.iter_mut() {
-                *c = std::mem::take(&mut draws[*p as usize]);
+                let pool = &mut self.pools[*p as usize];
+                *c = std::mem::take(&mut pool.draws) as u64;
+                // Skip exhausted parts first so `left` is the live one.
+                pool.skip_exhausted();
             }
             let mut r = *repeat;
             while r > 0 {
                 // Ticks for which every pool stays within its current demand.
                 let mut step = r;
                 for &(p, c) in &uses {
-                    let p = p as usize;
-                    // Skip exhausted parts first so `left` is the live one.
-                    while self.left[p] == 0 && self.part[p] + 1 < self.pools[p].len() {
-                        self.part[p] += 1;
-                        self.left[p] = self.pools[p][self.part[p]].1;
-                    }
-                    step = step.min((self.left[p] / c).max(1));
+                    let pool = &mut self.pools[p as usize];
+                    pool.skip_exhausted();
+                    step = step.min((pool.left / c).max(1));
                 }
                 let mut demands = Vec::new();
                 for &(p, c) in &uses {
-                    let p = p as usize;
-                    if self.left[p] >= c * step {
-                        let d = self.pools[p][self.part[p]].0;
-                        self.left[p] -= c * step;
+                    let pool = &mut self.pools[p as usize];
+                    if pool.left >= c * step {
+                        let d = pool.parts[pool.part as usize].0;
+                        pool.left -= c * step;
                         demands.extend(std::iter::repeat(d).take(c as usize));
                     } else {
                         // step == 1: the tick crosses into the next demand.
-                        for _ in 0..c {
-                            if let Some(d) = self.take(p, 1) {
-                                demands.push(d);
-                            }
-                        }
+                        demands.extend((0..c).filter_map(|_| pool.take_one()));
                     }
                 }
                 schedule.push(step, demands);
@@ -437,9 +460,8 @@ fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
 
 /// STRICT1 with every port count even: Hakimi–Kariv. Optimal: the schedule
 /// has `max_v ceil(d(v)/ports(v))` ticks.
-pub fn strict1_even_ports(inst: &Instance) -> Schedule {
+pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
     debug_assert!(inst.model == Model::Strict1 && inst.ports().all_even());
-    let g = DemandGraph::new(inst);
     let odd: Vec<(u32, u32)> = g
         .undirected
         .iter()
@@ -470,7 +492,7 @@ pub fn strict1_even_ports(inst: &Instance) -> Schedule {
             }
         }
     }
-    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]);
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
     PoolMapper::new(pools).map(&rounds)
@@ -483,10 +505,10 @@ pub fn strict1_even_ports(inst: &Instance) -> Schedule {
 /// optimal: the split is one choice among many.
 fn strict1_split(
     inst: &Instance,
+    g: &DemandGraph,
     opts: &SolveOptions,
     greedy_only: bool,
 ) -> (Schedule, String, Vec<String>) {
-    let g = DemandGraph::new(inst);
     let arcs: Vec<ArcCount> = g
         .undirected
         .iter()
@@ -500,7 +522,7 @@ fn strict1_split(
         .collect();
     let port = |v: usize| inst.port(v);
     let split = split_over_ports(inst.slots as usize, &arcs, &port, Counters::Shared);
-    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]);
     if split.pieces.is_empty() {
         return (Schedule::new(), "multiport-split".into(), Vec::new());
     }
@@ -559,12 +581,12 @@ const EXACT_DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(1
 /// (too large, infeasible, a HiGHS failure).
 fn strict1_exact_ports(
     inst: &Instance,
+    g: &DemandGraph,
     bounds: &Bounds,
     opts: &SolveOptions,
     split: &Schedule,
 ) -> Result<(Schedule, &'static str), bool> {
     let target = bounds.best.ticks;
-    let g = DemandGraph::new(inst);
     let ports: Vec<u32> = (0..inst.slots as usize).map(|v| inst.port(v)).collect();
     let edges = g.edge_triples();
     let deadline = opts
@@ -667,7 +689,7 @@ fn strict1_exact_ports(
             _ => compact.push((repeat, r)),
         }
     }
-    let pools = g.undirected.iter().map(|e| &e.demands[..]).collect();
+    let pools = g.undirected.iter().map(|e| &e.demands[..]);
     let name = match direct {
         true => "multiport-fcolour-ilp",
         false => "multiport-fcolour-colgen",
@@ -688,18 +710,31 @@ impl Solver for Multiport {
     }
 
     fn solve(&self, inst: &Instance, bounds: &Bounds, opts: &SolveOptions) -> Solution {
+        self.solve_on(inst, &DemandGraph::new(inst), bounds, opts)
+    }
+}
+
+impl Multiport {
+    /// [`Solver::solve`] given the instance's graph `g`.
+    pub fn solve_on(
+        &self,
+        inst: &Instance,
+        g: &DemandGraph,
+        bounds: &Bounds,
+        opts: &SolveOptions,
+    ) -> Solution {
         let t0 = Instant::now();
         // Phases the time limit cut short (`CUT_SHORT` in the details).
         let mut cut: Vec<String> = Vec::new();
         // Odd ports on a bipartite support: exact by König (module
         // `bipartite`), no split or MIP needed.
         let bipartite = (inst.model == Model::Strict1 && !inst.ports().all_even())
-            .then(|| super::bipartite::strict1_bipartite(inst, &DemandGraph::new(inst)))
+            .then(|| super::bipartite::strict1_bipartite(inst, g))
             .flatten();
         let (schedule, name) = match inst.model {
             Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
             Model::Strict1 if inst.ports().all_even() => (
-                strict1_even_ports(inst),
+                strict1_even_ports(inst, g),
                 "multiport-hakimi-kariv".to_string(),
             ),
             Model::Strict1 if bipartite.is_some() => (
@@ -707,11 +742,11 @@ impl Solver for Multiport {
                 "multiport-bipartite-koenig".to_string(),
             ),
             Model::Strict1 => {
-                let (split, name, split_cut) = strict1_split(inst, opts, self.greedy_only);
+                let (split, name, split_cut) = strict1_split(inst, g, opts, self.greedy_only);
                 cut.extend(split_cut);
                 let target = bounds.best.ticks;
                 let exact = (split.ticks() > target && !self.greedy_only)
-                    .then(|| strict1_exact_ports(inst, bounds, opts, &split));
+                    .then(|| strict1_exact_ports(inst, g, bounds, opts, &split));
                 match exact {
                     Some(Ok((exact, method))) if exact.ticks() < split.ticks() => {
                         (exact, method.to_string())
@@ -735,12 +770,13 @@ impl Solver for Multiport {
     }
 }
 
-/// Solves a multi-port instance (see the module docs).
+/// Solves a multi-port instance whose graph is `g` (see the module docs).
 pub fn solve_multiport(
     inst: &Instance,
+    g: &DemandGraph,
     bounds: &Bounds,
     opts: &SolveOptions,
     greedy_only: bool,
 ) -> Solution {
-    Multiport { greedy_only }.solve(inst, bounds, opts)
+    Multiport { greedy_only }.solve_on(inst, g, bounds, opts)
 }

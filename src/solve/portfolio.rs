@@ -178,7 +178,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
             time_limit: request.time_limit,
             deadline: request.time_limit.map(|limit| t0 + limit),
         };
-        let mut sol = super::multiport::solve_multiport(inst, &cheap, &opts, true);
+        let mut sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true);
         if sol.ticks == cheap.best.ticks {
             let mut bounds = cheap;
             bounds.complete = true;
@@ -206,6 +206,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
         _ if inst.is_multiport() => super::multiport::solve_multiport(
             inst,
+            &g,
             &bounds,
             &opts,
             request.solver == SolverChoice::Greedy,
