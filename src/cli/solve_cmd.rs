@@ -4,7 +4,7 @@ use super::common::{
     explain_write_error, parse_chunk_arg, prepare_outputs, CostArgs, InstanceArgs, OutputLimitArgs,
 };
 use super::summary::Summary;
-use crate::schedule::writers::check_schedule_output;
+use crate::schedule::writers::check_output_size;
 use crate::schedule::{write_schedule, Format};
 use crate::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
@@ -219,7 +219,10 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
             }
             _ => ", or write only the rounds with --format compact",
         };
-        check_schedule_output(&inst, &sol.schedule, format, a.limit.max_output_bytes)
+        // `sol` comes from `solve_instance` (directly or through the chunk
+        // search), which validated it against `inst` as its last step:
+        // only the size is left to check.
+        check_output_size(&inst, &sol.schedule, format, a.limit.max_output_bytes)
             .map_err(|e| explain_write_error(e, hint))?;
         file.write(|w| write_schedule(&inst, &sol.schedule, format, w))
             .with_context(|| format!("cannot write {}", file.shown()))?;

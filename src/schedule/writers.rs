@@ -385,6 +385,19 @@ pub fn check_schedule_output(
     if !report.passed() {
         return Err(WriteError::Invalid(report.one_line()));
     }
+    check_output_size(inst, schedule, format, max_bytes)
+}
+
+/// The size half of [`check_schedule_output`], for a schedule already
+/// validated against `inst` (a [`crate::solve::Solution`] from
+/// `solve_instance`, whose last step validates it): the exact size of its
+/// `format` output, or the refusal when it is above `max_bytes`.
+pub fn check_output_size(
+    inst: &Instance,
+    schedule: &Schedule,
+    format: Format,
+    max_bytes: u64,
+) -> Result<u128, WriteError> {
     let bytes = output_size(inst, schedule, format);
     if bytes > max_bytes as u128 {
         return Err(WriteError::TooLarge {
