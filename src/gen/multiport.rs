@@ -150,6 +150,22 @@ pub fn generate_multiport(
             Ok(())
         }
     };
+    // The two-tier families' cluster: the GPU count and the intra-node
+    // bandwidth, parameters checked.
+    let cluster = |nodes: u32, gpus_per_node: u32, nics: u32, fast: u64| {
+        at_least("nodes", nodes as u64, 1)?;
+        at_least("gpus_per_node", gpus_per_node as u64, 1)?;
+        at_least("nics", nics as u64, 1)?;
+        at_least("fast", fast, 1)?;
+        let n = nodes
+            .checked_mul(gpus_per_node)
+            .filter(|&n| n >= 2)
+            .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
+        let fast_bw = bw
+            .checked_mul(fast)
+            .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
+        Ok::<_, GenError>((n, fast_bw))
+    };
     let (slots, ports, demands): (u32, Ports, Vec<(Demand, Option<u64>)>) = match *family {
         MultiportFamily::Rails { n, rails } => {
             at_least("n", n as u64, 2)?;
@@ -166,17 +182,7 @@ pub fn generate_multiport(
             nics,
             fast,
         } => {
-            at_least("nodes", nodes as u64, 1)?;
-            at_least("gpus_per_node", gpus_per_node as u64, 1)?;
-            at_least("nics", nics as u64, 1)?;
-            at_least("fast", fast, 1)?;
-            let n = nodes
-                .checked_mul(gpus_per_node)
-                .filter(|&n| n >= 2)
-                .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
-            let fast_bw = bw
-                .checked_mul(fast)
-                .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
+            let (n, fast_bw) = cluster(nodes, gpus_per_node, nics, fast)?;
             let mut d = Vec::new();
             for src in 0..n {
                 let (node, gpu) = (src / gpus_per_node, src % gpus_per_node);
@@ -232,27 +238,17 @@ pub fn generate_multiport(
             hot,
             hot_factor,
         } => {
-            at_least("nodes", nodes as u64, 1)?;
-            at_least("gpus_per_node", gpus_per_node as u64, 1)?;
-            at_least("nics", nics as u64, 1)?;
-            at_least("fast", fast, 1)?;
+            let (n, fast_bw) = cluster(nodes, gpus_per_node, nics, fast)?;
             at_least("hot_factor", hot_factor, 1)?;
             if !(sigma.is_finite() && (0.0..=4.0).contains(&sigma)) {
                 return Err(err(family, format!("sigma must be in 0..=4, got {sigma}")));
             }
-            let n = nodes
-                .checked_mul(gpus_per_node)
-                .filter(|&n| n >= 2)
-                .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
             if hot > n {
                 return Err(err(
                     family,
                     format!("hot must be <= the {n} GPUs, got {hot}"),
                 ));
             }
-            let fast_bw = bw
-                .checked_mul(fast)
-                .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
             let skew = super::skew::Skew {
                 mean_bits: bits as f64,
                 sigma,
