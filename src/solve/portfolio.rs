@@ -172,12 +172,14 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // are exact; odd ports: the split and the greedy). A schedule at the
     // port degree is optimal and the bound complete, so the odd-port-set
     // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
+    // The greedy has no limit of its own: it gets the solve's deadline
+    // (issue 15 item 3), and the exact engine is skipped once it has passed.
+    let opts = SolveOptions {
+        time_limit: request.time_limit,
+        deadline: request.time_limit.map(|limit| t0 + limit),
+    };
     if inst.is_multiport() {
         let cheap = simple_bounds(inst, &g);
-        let opts = SolveOptions {
-            time_limit: request.time_limit,
-            deadline: request.time_limit.map(|limit| t0 + limit),
-        };
         let mut sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true);
         if sol.ticks == cheap.best.ticks {
             let mut bounds = cheap;
@@ -196,12 +198,6 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
     let bounds = exact_bounds_until(inst, &g, Some(deadline));
     let bounds_seconds = t0.elapsed().as_secs_f64();
-    // The greedy has no limit of its own: it gets the solve's deadline
-    // (issue 15 item 3), and the exact engine is skipped once it has passed.
-    let opts = SolveOptions {
-        time_limit: request.time_limit,
-        deadline: request.time_limit.map(|limit| t0 + limit),
-    };
     let sol = match (inst.model, request.solver) {
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
         _ if inst.is_multiport() => super::multiport::solve_multiport(
