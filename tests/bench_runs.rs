@@ -2,6 +2,8 @@
 //! determinism across thread counts, resume after an interrupt, shards and
 //! merge, failures recorded while the rest runs, copyspace-guard columns.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use tickopt::bench::journal::JOURNAL_FILE;
 use tickopt::bench::{self, BenchOptions, BenchRecord, Shard};
@@ -106,17 +108,7 @@ fn small_set_end_to_end_and_every_schedule_validates() {
             .find(|e| e.file == r.file)
             .unwrap();
         let model: Model = r.model.parse().unwrap();
-        let inst = read_instance_file(
-            &set.join(&r.file),
-            &Overrides {
-                model: Some(model),
-                bw: entry.bw,
-                slots: entry.slots,
-                ports: None,
-            },
-            &Limits::default(),
-        )
-        .unwrap();
+        let inst = common::manifest_instance(&set, entry, model);
         assert_eq!(tickopt::proof::instance_sha256(&inst), r.instance_hash);
         let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
         assert_eq!(Some(sol.ticks), r.ticks);

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use std::path::Path;
 use tickopt::bench::manifest::Manifest;
-use tickopt::instance::{read_instance_file, Limits, Model, Overrides};
+use tickopt::instance::Model;
 use tickopt::schedule::{validate_schedule_file, write_schedule_file, Format};
 use tickopt::solve::Status;
 use tickopt::verify::{verify_claim, Claim};
@@ -24,13 +24,7 @@ fn standard_set_strict1_is_proven_optimal_and_verifies() {
         if !entry.models.contains(&Model::Strict1) {
             continue;
         }
-        let o = Overrides {
-            model: Some(Model::Strict1),
-            bw: entry.bw,
-            slots: entry.slots,
-            ports: None,
-        };
-        let inst = read_instance_file(&dir.join(&entry.file), &o, &Limits::default()).unwrap();
+        let inst = common::manifest_instance(&dir, entry, Model::Strict1);
         let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
         assert!(
             matches!(sol.status, Status::Optimal | Status::OptimalExhaustive),

@@ -3,6 +3,8 @@
 //! closed forms on large ones, the claims re-checked by `verify`, and the
 //! validator's per-tick rule with ports.
 
+mod common;
+
 use proptest::prelude::*;
 use tickopt::bounds::Witness;
 use tickopt::instance::{Demand, Instance, Limits, Model, Ports};
@@ -392,7 +394,6 @@ fn validator_counts_ports_and_per_demand_bandwidth() {
 #[test]
 fn multiport_set_meets_its_known_optima() {
     use tickopt::bench::manifest::Manifest;
-    use tickopt::instance::{read_instance_file, Overrides};
     use tickopt::schedule::{validate_schedule_file, write_schedule_file, Format};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/multiport");
     let manifest = Manifest::load(&dir.join("manifest.json")).unwrap();
@@ -400,13 +401,7 @@ fn multiport_set_meets_its_known_optima() {
     let mut known = 0;
     for entry in manifest.entries.iter().map(|e| e.as_ref().unwrap()) {
         for &model in &entry.models {
-            let o = Overrides {
-                model: Some(model),
-                bw: entry.bw,
-                slots: entry.slots,
-                ports: None,
-            };
-            let inst = read_instance_file(&dir.join(&entry.file), &o, &Limits::default()).unwrap();
+            let inst = common::manifest_instance(&dir, entry, model);
             let sol = solve_checked(&inst, SolverChoice::Auto);
             if let Some(&k) = entry.known_optimum.get(&model) {
                 assert_eq!(

@@ -31,13 +31,7 @@ fn reshard_set_meets_its_known_optima_under_both_models() {
                 "{} {model}",
                 entry.file
             );
-            let o = Overrides {
-                model: Some(model),
-                bw: entry.bw,
-                slots: entry.slots,
-                ports: None,
-            };
-            let inst = read_instance_file(&dir.join(&entry.file), &o, &Limits::default()).unwrap();
+            let inst = common::manifest_instance(&dir, entry, model);
             let sol = solve_instance(&inst, &SolveRequest::default()).unwrap();
             assert_eq!(
                 (sol.ticks, sol.status),

@@ -181,3 +181,20 @@ pub fn tickopt(args: &[&str]) -> Output {
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// The instance of a bundled manifest entry under `model` (the entry's bw
+/// and slot count as overrides), read from `dir`.
+pub fn manifest_instance(
+    dir: &Path,
+    entry: &tickopt::bench::ManifestEntry,
+    model: Model,
+) -> Instance {
+    let o = tickopt::instance::Overrides {
+        model: Some(model),
+        bw: entry.bw,
+        slots: entry.slots,
+        ports: None,
+    };
+    tickopt::instance::read_instance_file(&dir.join(&entry.file), &o, &Limits::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", entry.file))
+}
