@@ -167,32 +167,28 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         }
         other => other,
     };
-    // Cheap proof first for multi-port slots too: the port-degree bound,
-    // and the schedule without the exact engines (Hakimi-Kariv and König
-    // are exact; odd ports: the split and the greedy). A schedule at the
-    // port degree is optimal and the bound complete, so the odd-port-set
-    // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
     // The greedy has no limit of its own: it gets the solve's deadline
     // (issue 15 item 3), and the exact engine is skipped once it has passed.
     let opts = SolveOptions {
         time_limit: request.time_limit,
         deadline: request.time_limit.map(|limit| t0 + limit),
     };
-    if inst.is_multiport() {
-        let cheap = simple_bounds(inst, &g);
-        let mut sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true);
+    // Cheap proof first for multi-port slots too: the port-degree bound,
+    // and the schedule without the exact engines (Hakimi-Kariv and König
+    // are exact; odd ports: the split and the greedy). A schedule at the
+    // port degree is optimal and the bound complete, so the odd-port-set
+    // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
+    let cheap_multiport = if inst.is_multiport() {
+        let mut cheap = simple_bounds(inst, &g);
+        let sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true);
         if sol.ticks == cheap.best.ticks {
-            let mut bounds = cheap;
-            bounds.complete = true;
-            sol = Solution::from_schedule(
-                sol.schedule,
-                &bounds,
-                &sol.stats.solver,
-                sol.stats.seconds,
-            );
-            return finish(inst, sol, t0, 0.0);
+            cheap.complete = true;
+            return finish(inst, sol.under_bounds(&cheap), t0, 0.0);
         }
-    }
+        Some(sol)
+    } else {
+        None
+    };
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
@@ -200,13 +196,14 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let bounds_seconds = t0.elapsed().as_secs_f64();
     let sol = match (inst.model, request.solver) {
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
-        _ if inst.is_multiport() => super::multiport::solve_multiport(
-            inst,
-            &g,
-            &bounds,
-            &opts,
-            request.solver == SolverChoice::Greedy,
-        ),
+        // The greedy-only solve is the cheap pass above: only its status
+        // changes under the exact bounds.
+        _ if request.solver == SolverChoice::Greedy && cheap_multiport.is_some() => cheap_multiport
+            .expect("checked in the guard")
+            .under_bounds(&bounds),
+        _ if inst.is_multiport() => {
+            super::multiport::solve_multiport(inst, &g, &bounds, &opts, false)
+        }
         (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
             Koenig.solve(inst, &bounds, &opts)
         }

@@ -56,6 +56,19 @@ pub struct Solution {
 }
 
 impl Solution {
+    /// The same schedule certified against other `bounds` (the status
+    /// recomputed; solver, seconds and details kept; no proof).
+    pub fn under_bounds(self, bounds: &Bounds) -> Solution {
+        let mut sol = Solution::from_schedule(
+            self.schedule,
+            bounds,
+            &self.stats.solver,
+            self.stats.seconds,
+        );
+        sol.stats.details = self.stats.details;
+        sol
+    }
+
     /// The certifying constructor: wraps a schedule with the status its
     /// ticks earn against `bounds` (no proof yet, so never
     /// `optimal_exhaustive`).
