@@ -388,6 +388,47 @@ fn solve(
     })
 }
 
+/// `solve` on a traffic matrix given as `n * n` little-endian int64
+/// (numpy's bytes): the planner's path (DESIGN.md §13), no demand list in
+/// between. The bytes are read while the GIL is released.
+#[pyfunction]
+#[pyo3(signature = (matrix, n, bw, model, solver, time_limit))]
+fn solve_matrix(
+    py: Python<'_>,
+    matrix: &[u8],
+    n: i128,
+    bw: i128,
+    model: &str,
+    solver: &str,
+    time_limit: Option<f64>,
+) -> PyResult<NativeSolution> {
+    let request = SolveRequest {
+        solver: solver_choice(solver)?,
+        time_limit: self::time_limit(time_limit)?,
+    };
+    let model: Model = model
+        .parse()
+        .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
+    let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
+    if bw <= 0 {
+        return Err(value_error(
+            "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
+        ));
+    }
+    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+    detached(py, move || {
+        let inst = tickopt::instance::dense::instance_from_matrix_le(model, n, bw, matrix)
+            .map_err(value_error)?;
+        let sol =
+            solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(NativeSolution {
+            inst,
+            sol,
+            seconds: None,
+        })
+    })
+}
+
 /// The bounds `tickopt bounds --json` prints, as JSON text.
 #[pyfunction]
 #[pyo3(signature = (demands, bw, model, slots, ports, time_limit))]
@@ -443,6 +484,7 @@ fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeSolution>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(bounds, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     Ok(())

@@ -210,3 +210,59 @@ def test_seconds_cost_model_and_chunk_auto():
         tickopt.solve(demands, chunk="auto")
     with pytest.raises(ValueError, match="whole number of bytes"):
         tickopt.solve(demands, alpha_us=1.0, link_gbps=1.0, chunk="auto", min_chunk=12)
+
+
+def moe_matrix(n: int, k: int, seed: int, bw: int = 8192):
+    """Dense skewed MoE traffic: log-normal sizes, 1/16 hot columns x4."""
+    rng = np.random.default_rng(seed)
+    m = bw * k * rng.lognormal(-0.72, 1.2, size=(n, n))
+    m[:, rng.choice(n, size=max(1, n // 16), replace=False)] *= 4
+    m = np.maximum(np.rint(m), 1).astype(np.int64)
+    np.fill_diagonal(m, 0)
+    return m
+
+
+@pytest.mark.parametrize("model", ["STRICT1", "READ1_WRITE1"])
+def test_planner_and_the_matrix_fast_path_agree_with_the_general_path(model):
+    m = moe_matrix(48, 2, seed=3)
+    planner = tickopt.Planner(48, bw=8192, model=model)
+    fast = planner.solve(m)
+    again = planner.solve(m.copy())
+    general = tickopt.solve(m.tolist(), bw=8192, model=model)
+    assert fast.schedule == again.schedule == general.schedule
+    assert fast.status == "optimal" and fast.ticks == fast.lower_bound
+    assert tickopt.validate(m, fast.schedule, bw=8192, model=model) == []
+    assert fast.verify()
+    with pytest.raises(ValueError, match="plans 48 ranks"):
+        planner.solve(np.zeros((4, 4), dtype=np.int64))
+
+
+def test_pairwise_baseline_takes_the_formula_s_ticks_and_the_optimum_fewer():
+    n = 24
+    m = moe_matrix(n, 1, seed=5)
+    chunks = -(-m // 8192)
+    formula = sum(max(int(chunks[r, (r + i) % n]) for r in range(n)) for i in range(1, n))
+    base = tickopt.solve(m, bw=8192, model="READ1_WRITE1", solver="pairwise")
+    best = tickopt.solve(m, bw=8192, model="READ1_WRITE1")
+    assert base.ticks == formula
+    assert tickopt.validate(m, base.schedule, bw=8192, model="READ1_WRITE1") == []
+    assert best.ticks < base.ticks
+    strict = tickopt.solve(m, bw=8192, model="STRICT1", solver="pairwise")
+    assert tickopt.validate(m, strict.schedule, bw=8192, model="STRICT1") == []
+    assert strict.ticks >= base.ticks
+
+
+@pytest.mark.parametrize(
+    "matrix, message",
+    [
+        (np.array([[0, -1], [1, 0]], dtype=np.int64), r"matrix\[0\]\[1\]"),
+        (np.array([[3, 1], [1, 0]], dtype=np.int64), r"matrix\[0\]\[0\].*diagonal"),
+        (np.array([[0, 1.5], [1, 0]]), "must be integers"),
+        (np.zeros((2, 3), dtype=np.int64), "not square"),
+    ],
+)
+def test_bad_numpy_matrices_are_refused_with_their_entry(matrix, message):
+    with pytest.raises(ValueError, match=message):
+        tickopt.solve(matrix, bw=8)
+    with pytest.raises(ValueError, match=message):
+        tickopt.Planner(matrix.shape[0], bw=8).solve(matrix)

@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _tickopt
 
-__all__ = ["Solution", "solve", "bounds", "validate", "demands_from", "__version__"]
+__all__ = ["Solution", "Planner", "solve", "bounds", "validate", "demands_from", "__version__"]
 __version__: str = _tickopt.__version__
 
 Demand = Tuple[int, int, int, Optional[int]]
@@ -88,6 +88,29 @@ def _demand_tuple(d: Any, i: int) -> Demand:
     bits = _as_int(d[2], f"demands[{i}].bits_total")
     bw = _as_int(d[3], f"demands[{i}].copy_bw_bits_per_tick") if len(d) == 4 else None
     return (src, dst, bits, bw)
+
+
+def _matrix_bytes(matrix: Any) -> Optional[Tuple[bytes, int]]:
+    """A 2-D integer array (numpy, or anything ``numpy.asarray`` takes: a
+    CPU torch tensor) as ``n * n`` little-endian int64 bytes and ``n``;
+    None for other inputs (nested lists, tuples), which take the general
+    path. The planner's fast input: no Python object per entry."""
+    if getattr(matrix, "ndim", None) != 2:
+        return None
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy-like input without numpy
+        return None
+    a = np.asarray(matrix)
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(
+            f"demand matrix is not square: {a.shape[0]} rows of {a.shape[1]} entries"
+        )
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"demand matrix entries must be integers (bits), got dtype {a.dtype}")
+    if a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise ValueError("demand matrix entries must fit in int64")
+    return np.ascontiguousarray(a, dtype="<i8").tobytes(), int(a.shape[0])
 
 
 def _frame(demands: Any, bw: Any, slots: Any, ports: Any):
@@ -224,6 +247,13 @@ def solve(
         if chunk != "auto":
             raise ValueError("bw is required (bits per chunk), unless chunk=\"auto\" chooses it")
         bw = 8
+    plain = (slots, ports, alpha_us, link_gbps, chunk, min_chunk, max_chunk) == (None,) * 7
+    dense = _matrix_bytes(demands) if plain else None
+    if dense is not None:
+        tl = None if time_limit is None else float(time_limit)
+        return Solution(
+            _tickopt.solve_matrix(dense[0], dense[1], _as_int(bw, "bw"), str(model), str(solver), tl)
+        )
     rows, bw, slots, ports = _frame(demands, bw, slots, ports)
     tl = None if time_limit is None else float(time_limit)
     return Solution(
@@ -242,6 +272,52 @@ def solve(
             None if max_chunk is None else _as_int(max_chunk, "max_chunk"),
         )
     )
+
+
+class Planner:
+    """Plans for traffic matrices of a fixed rank count, one per step
+    (DESIGN.md §13): ``Planner(64, bw=8192, model="READ1_WRITE1").solve(m)``.
+
+    `solve` takes an ``n x n`` integer matrix of bits (numpy array, CPU
+    torch tensor or nested lists) and returns a :class:`Solution` with the
+    same guarantees as :func:`solve`: READ1_WRITE1 at Delta (König), STRICT1
+    optimal when its status says so. The engine picks its fast path for
+    dense skewed matrices itself; the GIL is released while it plans.
+    """
+
+    __slots__ = ("ranks", "bw", "model", "solver")
+
+    def __init__(self, ranks: int, *, bw: int, model: str = "STRICT1", solver: str = "auto") -> None:
+        self.ranks = _as_int(ranks, "ranks")
+        if self.ranks <= 0:
+            raise ValueError(f"ranks must be > 0, got {self.ranks}")
+        self.bw = _as_int(bw, "bw")
+        self.model = str(model)
+        self.solver = str(solver)
+
+    def solve(self, matrix: Any) -> Solution:
+        dense = _matrix_bytes(matrix)
+        if dense is None:
+            rows, n = demands_from(matrix)
+            if n is None:
+                raise ValueError("Planner.solve takes an n x n matrix (array or nested lists)")
+            data = bytearray()
+            import struct
+
+            m = [[0] * n for _ in range(n)]
+            for s_, d_, b_, _ in rows:
+                m[s_][d_] = b_
+            for row in m:
+                data += struct.pack(f"<{n}q", *row)
+            dense = (bytes(data), n)
+        if dense[1] != self.ranks:
+            raise ValueError(f"matrix is {dense[1]} x {dense[1]}; this planner plans {self.ranks} ranks")
+        return Solution(
+            _tickopt.solve_matrix(dense[0], dense[1], self.bw, self.model, self.solver, None)
+        )
+
+    def __repr__(self) -> str:
+        return f"Planner(ranks={self.ranks}, bw={self.bw}, model={self.model!r}, solver={self.solver!r})"
 
 
 def bounds(

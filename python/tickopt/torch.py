@@ -61,16 +61,19 @@ def _plan_bytes(
 ) -> Solution:
     """The plan for a byte matrix (``matrix[s][d]`` bytes from s to d; the
     diagonal is copied locally and not planned). `chunk_bytes` defaults to
-    the largest demand: one chunk per demand."""
-    n = len(matrix)
-    demands = [
-        (s, d, matrix[s][d] * 8) for s in range(n) for d in range(n) if s != d and matrix[s][d]
-    ]
+    the largest demand: one chunk per demand. The matrix goes to the
+    planner as one int64 array (the fast path of :func:`tickopt.solve`,
+    DESIGN.md §13), so planning per call stays cheap when splits change
+    every step."""
+    import numpy as np
+
+    bits = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix)) * 8
+    np.fill_diagonal(bits, 0)
     if chunk_bytes is None:
-        chunk_bytes = max((b // 8 for _, _, b in demands), default=1)
+        chunk_bytes = max(int(bits.max()) // 8, 1) if bits.size else 1
     if chunk_bytes <= 0:
         raise ValueError(f"chunk_bytes must be > 0, got {chunk_bytes}")
-    return solve(demands, bw=chunk_bytes * 8, model=model, slots=n)
+    return solve(bits, bw=chunk_bytes * 8, model=model)
 
 
 def _run_ticks(

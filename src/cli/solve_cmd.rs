@@ -31,7 +31,9 @@ pub struct SolveArgs {
     pub limit: OutputLimitArgs,
     /// auto: König for READ1_WRITE1; for STRICT1 the greedy, then the LP/ILP
     /// engine when the greedy misses the lower bound. greedy: the fast
-    /// heuristic only. exact: the exact method of the model only.
+    /// heuristic only. exact: the exact method of the model only. pairwise:
+    /// the baseline MoE libraries run (round i: rank r sends to r+i mod n),
+    /// to compare against.
     #[arg(long, default_value = "auto", value_name = "SOLVER")]
     pub solver: SolverChoice,
     /// Time limit in seconds for each exact phase (odd-set bound search;

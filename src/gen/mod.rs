@@ -26,7 +26,7 @@ pub mod multiport;
 pub mod planted;
 mod reshard_model;
 pub mod rng;
-mod skew;
+pub mod skew;
 
 pub use known::{known_optimum, KnownOptimum};
 pub use reshard_model::TransformerReshard;

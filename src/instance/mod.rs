@@ -10,6 +10,7 @@
 mod csv_fast;
 pub(crate) mod csv_input;
 mod csv_meta;
+pub mod dense;
 mod error;
 mod json_fast;
 pub(crate) mod json_input;

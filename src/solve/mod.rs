@@ -14,13 +14,16 @@
 
 mod bipartite;
 mod bit_split;
+pub mod dense_greedy;
 mod factor_peel;
 mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod greedy;
 pub mod koenig;
+pub mod merged;
 pub mod multiport;
 pub mod orient;
+pub mod pairwise;
 pub mod per_tick_greedy;
 mod port_grouping;
 pub mod portfolio;

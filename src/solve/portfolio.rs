@@ -25,6 +25,8 @@ pub enum SolverChoice {
     Greedy,
     /// The exact method of the model (König for READ1_WRITE1).
     Exact,
+    /// The pairwise-exchange baseline (round i: r sends to (r + i) mod n).
+    Pairwise,
 }
 
 impl std::str::FromStr for SolverChoice {
@@ -34,8 +36,9 @@ impl std::str::FromStr for SolverChoice {
             "auto" => Ok(SolverChoice::Auto),
             "greedy" => Ok(SolverChoice::Greedy),
             "exact" => Ok(SolverChoice::Exact),
+            "pairwise" => Ok(SolverChoice::Pairwise),
             _ => Err(format!(
-                "unknown solver {s:?} (expected auto, greedy or exact)"
+                "unknown solver {s:?} (expected auto, greedy, exact or pairwise)"
             )),
         }
     }
@@ -103,6 +106,14 @@ pub fn bounds_settled_until(
 pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solution, EngineError> {
     let t0 = Instant::now();
     let g = DemandGraph::new(inst);
+    if request.solver == SolverChoice::Pairwise {
+        // The baseline, under the cheap bounds (complete for READ1_WRITE1).
+        let schedule = super::pairwise::pairwise_schedule(inst);
+        let bounds = simple_bounds(inst, &g);
+        let seconds = t0.elapsed().as_secs_f64();
+        let sol = Solution::from_schedule(schedule, &bounds, "pairwise", seconds);
+        return finish(inst, sol, t0, 0.0);
+    }
     // Scale (issue 15): supports whose components are paths, cycles or uniform
     // complete graphs are coloured exactly by structure, with their witness;
     // the greedy and the odd-set search are then not needed.
@@ -141,6 +152,16 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
             }),
         );
         return finish(inst, sol, t0, 0.0);
+    }
+    // Planning inside the step (issue 37, DESIGN §13): skewed dense
+    // traffic. READ1_WRITE1 through merged slots (exact: Delta ticks);
+    // STRICT1 on a dense matrix by the tightest-first greedy, kept when
+    // it meets Delta (then optimal by the degree witness), else the
+    // general path below runs.
+    if request.solver != SolverChoice::Greedy {
+        if let Some(sol) = fast_dense(inst, &g) {
+            return finish(inst, sol, t0, 0.0);
+        }
     }
     // Cheap proof first (DESIGN §9; issue 15, MoE at 1024 slots): for
     // one-port STRICT1 the load greedy runs before the odd-set search. A
@@ -213,6 +234,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         },
         (Model::Strict1, SolverChoice::Exact) => Strict1Exact.solve(inst, &bounds, &opts),
         (Model::Strict1, SolverChoice::Auto) => strict1_auto(inst, &bounds, &opts, early_greedy),
+        (_, SolverChoice::Pairwise) => unreachable!("the pairwise baseline returns above"),
     };
     let mut sol = sol;
     if !bounds.complete {
@@ -220,6 +242,34 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         note_cut_short(&mut sol.stats, "bounds");
     }
     finish(inst, sol, t0, bounds_seconds)
+}
+
+/// The dense fast paths (module `merged` for READ1_WRITE1, module
+/// `dense_greedy` for STRICT1) when they apply and give Delta ticks, with
+/// the degree bound, complete (Delta is then the optimum).
+fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
+    let t = Instant::now();
+    let delta = g.max_degree().0;
+    let (schedule, name) = match inst.model {
+        Model::Read1Write1 => (super::merged::merged_delta_schedule(inst)?, "koenig_merged"),
+        Model::Strict1 if super::dense_greedy::applies(inst) => (
+            super::dense_greedy::dense_strict1_schedule(inst, delta),
+            "dense_greedy",
+        ),
+        Model::Strict1 => return None,
+    };
+    if schedule.ticks() != delta {
+        return None;
+    }
+    let mut bounds = simple_bounds(inst, g);
+    bounds.best = bounds.degree.clone();
+    bounds.complete = true;
+    Some(Solution::from_schedule(
+        schedule,
+        &bounds,
+        name,
+        t.elapsed().as_secs_f64(),
+    ))
 }
 
 /// Validates `sol` and stamps its times.

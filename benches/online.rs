@@ -1,0 +1,77 @@
+//! Planning inside the step (issue 37, DESIGN.md §13): one plan per
+//! traffic matrix, in process, as `tickopt.solve(matrix)` and
+//! `tickopt.Planner.solve` run it (matrix -> instance -> bounds ->
+//! schedule -> validation). Skewed MoE matrices: log-normal sizes (sigma
+//! 1.2, the mean kept), 1/16 of the ranks hot experts receiving 4x, chunk
+//! = mean demand / k, for k in {1, 4}; both models.
+//!
+//! Before timing, each case's plan is checked: READ1_WRITE1 optimal (Delta
+//! ticks); STRICT1 at most 1.01 x its lower bound. `scripts/plan_latency.py`
+//! times the same from Python; doc/performance.md "Planning inside the
+//! step" has the figures.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
+use std::time::Duration;
+use tickopt::gen::skew::Skew;
+use tickopt::instance::dense::instance_from_matrix;
+use tickopt::instance::Model;
+use tickopt::solve::Status;
+use tickopt::{solve_instance, SolveRequest};
+
+/// Bits per chunk.
+const BW: u64 = 8192;
+
+/// The `n x n` matrix of bits of seed 0 (row-major, zero diagonal).
+fn matrix(n: u32, k: u64) -> Vec<i64> {
+    let skew = Skew {
+        mean_bits: (BW * k) as f64,
+        sigma: 1.2,
+        hot: (n / 16).max(1),
+        hot_factor: 4,
+    };
+    let mut m = vec![0i64; n as usize * n as usize];
+    for d in skew.all_to_all(n, 0).expect("valid skew") {
+        m[d.src as usize * n as usize + d.dst as usize] = d.bits as i64;
+    }
+    m
+}
+
+fn plan(model: Model, n: u32, m: &[i64]) -> tickopt::solve::Solution {
+    let inst = instance_from_matrix(model, n, BW, m).expect("valid matrix");
+    solve_instance(&inst, &SolveRequest::default()).expect("valid plan")
+}
+
+fn online(c: &mut Criterion) {
+    let ranks: Vec<u32> = match std::env::var("TICKOPT_ONLINE_RANKS") {
+        Ok(list) => list
+            .split(',')
+            .map(|r| r.parse().expect("rank count"))
+            .collect(),
+        Err(_) => vec![8, 64, 256, 1024],
+    };
+    let mut g = c.benchmark_group("online");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for &n in &ranks {
+        for k in [1u64, 4] {
+            let m = matrix(n, k);
+            for model in [Model::Read1Write1, Model::Strict1] {
+                let sol = plan(model, n, &m);
+                match model {
+                    Model::Read1Write1 => assert_eq!(sol.status, Status::Optimal),
+                    Model::Strict1 => assert!(sol.ticks * 100 <= sol.lower_bound.ticks * 101),
+                }
+                let id = format!("{}_n{n}_k{k}", model.as_str());
+                g.bench_with_input(BenchmarkId::from_parameter(id), &m, |b, m| {
+                    b.iter(|| black_box(plan(model, n, m)))
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, online);
+criterion_main!(benches);

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Plan latency from Python (issue 37, doc/performance.md "Planning inside
+the step"): ``tickopt.solve(matrix, bw=..., model=...)`` on skewed MoE
+traffic matrices, as a user calls it every step.
+
+Matrices: log-normal sizes (``sigma``; the mean kept at ``k`` chunks), a
+1/16 of the ranks hot experts receiving ``hot`` times more, zero diagonal;
+chunk = 8192 bits. Each row: the median plan time over ``--repeats`` plans
+of fresh matrices (different seeds), the plan's ticks, lower bound and
+status, the pairwise-exchange baseline's ticks (``solver="pairwise"``) and
+the predicted seconds of both under the cost model tick = alpha + chunk /
+rate (rate 678 GB/s, doc/gpu.md) at alpha 36.3 us and 2 us, and plan time
+over the predicted transfer time.
+
+Usage: scripts/plan_latency.py [--ranks 8,64,256,1024] [--sigma 1.2]
+       [--hot 4] [--repeats 9] [--json OUT]
+Run with the project's venv (scripts/python_setup.sh prints its bin dir).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import tickopt
+
+BW = 8192
+RATE_BYTES_PER_S = 678e9
+
+
+def matrix(n: int, k: int, sigma: float, hot: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    sizes = BW * k * rng.lognormal(-sigma * sigma / 2, sigma, size=(n, n))
+    hot_cols = rng.choice(n, size=max(1, n // 16), replace=False)
+    sizes[:, hot_cols] *= hot
+    m = np.maximum(np.rint(sizes), 1).astype(np.int64)
+    np.fill_diagonal(m, 0)
+    return m
+
+
+def seconds(ticks: int, alpha_us: float) -> float:
+    return ticks * (alpha_us * 1e-6 + (BW / 8) / RATE_BYTES_PER_S)
+
+
+def row(n: int, model: str, k: int, args) -> dict:
+    times, plans = [], []
+    for seed in range(args.repeats):
+        m = matrix(n, k, args.sigma, args.hot, seed)
+        t = time.perf_counter()
+        sol = tickopt.solve(m, bw=BW, model=model)
+        times.append(time.perf_counter() - t)
+        plans.append((m, sol))
+    m, sol = plans[len(plans) // 2]
+    base = tickopt.solve(m, bw=BW, model=model, solver="pairwise")
+    plan_s = statistics.median(times)
+    return {
+        "ranks": n,
+        "model": model,
+        "k": k,
+        "plan_us_median": round(plan_s * 1e6, 1),
+        "plan_us_min": round(min(times) * 1e6, 1),
+        "plan_us_max": round(max(times) * 1e6, 1),
+        "ticks": sol.ticks,
+        "lower_bound": sol.lower_bound,
+        "status": sol.status,
+        "within_1pct": sol.ticks * 100 <= sol.lower_bound * 101,
+        "pairwise_ticks": base.ticks,
+        "pairwise_over_plan": round(base.ticks / sol.ticks, 2),
+        "predicted_s_alpha36": seconds(sol.ticks, 36.3),
+        "pairwise_s_alpha36": seconds(base.ticks, 36.3),
+        "predicted_s_alpha2": seconds(sol.ticks, 2.0),
+        "pairwise_s_alpha2": seconds(base.ticks, 2.0),
+        "plan_over_transfer_alpha2": round(plan_s / seconds(sol.ticks, 2.0), 4),
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ranks", default="8,64,256,1024")
+    p.add_argument("--models", default="READ1_WRITE1,STRICT1")
+    p.add_argument("--ks", default="1,4")
+    p.add_argument("--sigma", type=float, default=1.2)
+    p.add_argument("--hot", type=float, default=4.0)
+    p.add_argument("--repeats", type=int, default=9)
+    p.add_argument("--json", help="write the rows here as JSON")
+    args = p.parse_args()
+    rows = []
+    load = os.getloadavg()[0]
+    print(f"# tickopt {tickopt.__version__}, sigma {args.sigma}, hot x{args.hot}, "
+          f"{args.repeats} plans per row, load average {load:.2f}", file=sys.stderr)
+    print("| ranks | model | k | plan (Python, median) | ticks | bound | status | pairwise ticks | x | "
+          "predicted s (a=36.3us / 2us) | pairwise s (36.3 / 2) | plan / transfer (2us) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in [int(x) for x in args.ranks.split(",")]:
+        for k in [int(x) for x in args.ks.split(",")]:
+            for model in args.models.split(","):
+                r = row(n, model, k, args)
+                rows.append(r)
+                t = r["plan_us_median"]
+                shown = f"{t:.0f} us" if t < 10_000 else f"{t / 1000:.1f} ms"
+                print(f"| {n} | {model} | {k} | {shown} | {r['ticks']} | {r['lower_bound']} | "
+                      f"{r['status']} | {r['pairwise_ticks']} | {r['pairwise_over_plan']} | "
+                      f"{r['predicted_s_alpha36'] * 1e3:.2f} / {r['predicted_s_alpha2'] * 1e3:.2f} ms | "
+                      f"{r['pairwise_s_alpha36'] * 1e3:.2f} / {r['pairwise_s_alpha2'] * 1e3:.2f} ms | "
+                      f"{r['plan_over_transfer_alpha2']} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_average": load, "sigma": args.sigma, "hot": args.hot, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
