@@ -230,7 +230,7 @@ pub(crate) fn value_as_uint(v: &Value, path: &str) -> Result<u64, InputError> {
                     path,
                     format!(
                         "{n} is negative; expected an integer >= {}",
-                        super::csv_input::least_value(path)
+                        super::csv_cells::least_value(path)
                     ),
                 ))
             } else {

@@ -7,6 +7,7 @@
 //! byte sequence yields either an [`Instance`] or an [`InputError`] that
 //! names the file, the line and the field.
 
+pub(crate) mod csv_cells;
 mod csv_fast;
 pub(crate) mod csv_input;
 mod csv_meta;

@@ -15,7 +15,7 @@
 //! one-line file at tick 10^12 costs O(1).
 
 use super::{Round, Schedule};
-use crate::instance::csv_input::{is_skippable, parse_uint, split_cells};
+use crate::instance::csv_cells::{is_skippable, parse_uint, split_cells};
 use crate::instance::json_input::{
     duplicate_key, json_error, parse_json_value, value_as_uint, StrictIgnore, StrictValue, UTF8_BOM,
 };
