@@ -83,7 +83,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
-    let value = crate::instance::json_input::parse_json_value(text.as_bytes())
+    let value = crate::instance::json_strict::parse_json_value(text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.summary.display()))?;
     let claim = Claim::from_value(value)
         .with_context(|| format!("{}: not a tickopt summary", a.summary.display()))?;

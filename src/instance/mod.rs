@@ -15,6 +15,7 @@ mod error;
 mod json_fast;
 pub(crate) mod json_input;
 mod json_keys;
+pub(crate) mod json_strict;
 mod limits;
 mod ports;
 

@@ -16,7 +16,7 @@
 
 use super::{Round, Schedule};
 use crate::instance::csv_cells::{is_skippable, parse_uint, split_cells};
-use crate::instance::json_input::{
+use crate::instance::json_strict::{
     duplicate_key, json_error, parse_json_value, value_as_uint, StrictIgnore, StrictValue, UTF8_BOM,
 };
 use crate::instance::{InputError, Instance, Model};
