@@ -25,8 +25,7 @@
 use super::error::require_utf8;
 use super::json_fast::ScannedDemand;
 use super::json_strict::{json_error, strip_bom, type_name, value_as_uint, StrictValue};
-use super::{Demand, InputError, Instance, Limits, Model, Ports};
-use crate::cost::CostModel;
+use super::{CostModel, Demand, InputError, Instance, Limits, Model, Ports};
 use serde_json::{json, Map, Value};
 
 /// Values given on the command line that replace the instance's own.
