@@ -23,6 +23,7 @@ pub mod multiport;
 pub mod orient;
 pub mod per_tick_greedy;
 mod port_grouping;
+mod port_split;
 pub mod portfolio;
 pub mod proofs;
 mod solution;
