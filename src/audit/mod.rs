@@ -380,7 +380,7 @@ impl Audit {
 mod tests {
     use super::*;
     use crate::instance::{Demand, Limits};
-    use crate::{solve_instance, SolveRequest, SolverChoice};
+    use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 
     fn facts(inst: &Instance, name: &str, valid: bool, ticks: u64) -> ScheduleFacts {
         let mut c = LoadCounter::new(inst, ticks);

@@ -6,7 +6,7 @@ use crate::exec::{
 };
 use crate::schedule::load_schedule;
 use crate::schedule::writers::write_atomically;
-use crate::{solve_instance, SolveRequest, SolverChoice};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;

@@ -200,18 +200,18 @@ fn strict1_split(
     let copy_inst = split.instance(Model::Strict1);
     // The one-port engine gets what is left of this solve's time, not a
     // fresh limit of its own.
-    let request = crate::SolveRequest {
+    let request = super::portfolio::SolveRequest {
         solver: if greedy_only {
-            crate::SolverChoice::Greedy
+            super::portfolio::SolverChoice::Greedy
         } else {
-            crate::SolverChoice::Auto
+            super::portfolio::SolverChoice::Auto
         },
         time_limit: opts
             .deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
             .or(opts.time_limit),
     };
-    let sol = crate::solve_instance(&copy_inst, &request)
+    let sol = super::portfolio::solve_instance(&copy_inst, &request)
         .expect("the one-port engine validates its own schedules");
     let rounds = split.pool_rounds(&copy_inst, &sol.schedule);
     let cut = sol
