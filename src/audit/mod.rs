@@ -32,10 +32,8 @@ pub use load::{LoadCounter, SlotBusy, SlotLoad, SlotRow, Utilisation, MAX_BUCKET
 
 use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
-use crate::schedule::readers::{
-    read_schedule_file, stream_schedule_file, ScheduleInput, TickEvent,
-};
-use crate::schedule::validate_schedule_file;
+use crate::interop::{read_schedule_file, validate_schedule_file};
+use crate::schedule::readers::{stream_schedule_file, ScheduleInput, TickEvent};
 use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
 use serde::Serialize;

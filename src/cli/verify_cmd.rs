@@ -1,9 +1,9 @@
 //! `tickopt verify`.
 
 use super::model_source::{model_from_files, schedule_model, summary_model};
+use crate::interop::validate_schedule_file;
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
-use crate::schedule::validate_schedule_file;
 use crate::schedule::writers::write_atomically;
 use crate::verify::{verify_claim, Claim, Outcome, VerifyOptions};
 use anyhow::Context;

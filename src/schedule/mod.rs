@@ -18,7 +18,7 @@ pub mod readers;
 pub mod writers;
 
 pub use crate::rounds::{Chunk, Expansion, Round, Schedule};
-pub use readers::{load_schedule, read_schedule_file, validate_schedule_file, ScheduleInput};
+pub use readers::{read_schedule_file, ScheduleInput};
 pub use writers::{
     output_size, write_schedule, write_schedule_file, write_schedule_file_limited,
     write_schedule_to, Format, WriteError, DEFAULT_MAX_OUTPUT_BYTES,
