@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
+echo "== module graph: no circles, no imports against the layers (doc/design.md §6)" >&2
+python3 scripts/module_graph.py
+
 echo "== cargo test (release)" >&2
 cargo build --release --locked
 cargo test --release --locked

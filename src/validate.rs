@@ -25,7 +25,7 @@
 //! CSV schedule) cost O(1) ([`TickValidator::push_empty_ticks`]).
 
 use crate::instance::{Instance, Model};
-use crate::schedule::{Expansion, Schedule};
+use crate::rounds::{Expansion, Schedule};
 use clean::clean_rounds;
 use serde::Serialize;
 use std::collections::BTreeMap;

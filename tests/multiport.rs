@@ -394,7 +394,8 @@ fn validator_counts_ports_and_per_demand_bandwidth() {
 #[test]
 fn multiport_set_meets_its_known_optima() {
     use tickopt::bench::manifest::Manifest;
-    use tickopt::schedule::{validate_schedule_file, write_schedule_file, Format};
+    use tickopt::interop::validate_schedule_file;
+    use tickopt::schedule::{write_schedule_file, Format};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/multiport");
     let manifest = Manifest::load(&dir.join("manifest.json")).unwrap();
     let tmp = tempfile::tempdir().unwrap();

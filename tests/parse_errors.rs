@@ -245,6 +245,6 @@ proptest! {
         let p = dir.path().join("s");
         std::fs::write(&p, &v).unwrap();
         let inst = instance(Model::Strict1, 3, 7, &[(0, 1, 100), (1, 2, 5)]);
-        let _ = tickopt::schedule::validate_schedule_file(&inst, &p);
+        let _ = tickopt::interop::validate_schedule_file(&inst, &p);
     }
 }

@@ -32,10 +32,8 @@ pub use load::{LoadCounter, SlotBusy, SlotLoad, SlotRow, Utilisation, MAX_BUCKET
 
 use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
-use crate::schedule::readers::{
-    read_schedule_file, stream_schedule_file, ScheduleInput, TickEvent,
-};
-use crate::schedule::validate_schedule_file;
+use crate::interop::{read_schedule_file, validate_schedule_file};
+use crate::schedule::readers::{stream_schedule_file, ScheduleInput, TickEvent};
 use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
 use serde::Serialize;
@@ -380,7 +378,7 @@ impl Audit {
 mod tests {
     use super::*;
     use crate::instance::{Demand, Limits};
-    use crate::{solve_instance, SolveRequest, SolverChoice};
+    use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 
     fn facts(inst: &Instance, name: &str, valid: bool, ticks: u64) -> ScheduleFacts {
         let mut c = LoadCounter::new(inst, ticks);

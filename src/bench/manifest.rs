@@ -101,7 +101,7 @@ impl Manifest {
             message: m,
         };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let root: Value = crate::instance::json_input::parse_json_value(text.as_bytes())
+        let root: Value = crate::instance::json_strict::parse_json_value(text.as_bytes())
             .map_err(|e| fail(format!("invalid JSON: {e}")))?;
         let obj = root
             .as_object()
@@ -288,7 +288,7 @@ pub fn upsert_entry(path: &Path, set: &str, entry: ManifestEntry) -> Result<(), 
     };
     let mut root = if path.exists() {
         let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let v: Value = crate::instance::json_input::parse_json_value(text.as_bytes())
+        let v: Value = crate::instance::json_strict::parse_json_value(text.as_bytes())
             .map_err(|e| fail(format!("invalid JSON: {e}")))?;
         match v {
             Value::Object(m) => m,

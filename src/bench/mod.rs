@@ -33,8 +33,8 @@ pub use record::{BenchRecord, CgResult, RunKey, RunStatus};
 use crate::instance::{
     is_instance_json, read_instance_bytes, recorded_bw, Instance, Limits, Model, Overrides,
 };
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use crate::validate::validate_compact;
-use crate::{solve_instance, SolveRequest, SolverChoice};
 use journal::{read_journal, Journal, JOURNAL_FILE};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};

@@ -6,7 +6,7 @@ use super::common::OverrideArgs;
 use super::model_source::{model_from_files, schedule_model};
 use super::solve_cmd::{set_threads, time_limit};
 use crate::audit::{export, read_schedule_facts, Audit, Gates};
-use crate::{solve_instance, SolveRequest, SolverChoice};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 use crate::bench::export::{family_summaries, fmt_seconds, STATUSES};
 use crate::bench::{bw_cell, merge, run_bench, BenchOptions, Progress, Results, RunStatus, Shard};
 use crate::instance::Model;
+use crate::solve::portfolio::SolverChoice;
 use crate::solve::Status;
-use crate::SolverChoice;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;

@@ -21,7 +21,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<u8> {
     for path in &a.reports {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let value = crate::instance::json_input::parse_json_value(&bytes)
+        let value = crate::instance::json_strict::parse_json_value(&bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         samples.extend(samples_of_report(&value, &path.display().to_string())?);
     }

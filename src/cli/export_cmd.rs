@@ -5,8 +5,8 @@
 //! error, not a file.
 
 use super::common::{check_output_dir, load_instance, OverrideArgs};
+use crate::interop::load_schedule;
 use crate::interop::{msccl_xml, p2p_json};
-use crate::schedule::load_schedule;
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
 use clap::{Args, ValueEnum};

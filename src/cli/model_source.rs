@@ -10,8 +10,9 @@
 //! the default.
 
 use crate::instance::{is_instance_json, Model, Overrides};
+use crate::interop::read_schedule_file;
 use crate::schedule::readers::stream_schedule_file;
-use crate::schedule::{read_schedule_file, ScheduleInput};
+use crate::schedule::ScheduleInput;
 use std::io::Read;
 use std::path::Path;
 

@@ -16,7 +16,7 @@ use super::summary::Summary;
 use crate::instance::{read_instance_bytes, Overrides};
 use crate::schedule::writers::check_schedule_output;
 use crate::schedule::{write_schedule, Format};
-use crate::{solve_instance, SolveRequest, SolverChoice};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use std::io::Read;

@@ -4,9 +4,9 @@ use super::common::{check_output_dir, OverrideArgs};
 use crate::exec::{
     new_executor, render_table, ExecOptions, ExecutionReport, ExecutorKind, Layout, PeakReport,
 };
-use crate::schedule::load_schedule;
+use crate::interop::load_schedule;
 use crate::schedule::writers::write_atomically;
-use crate::{solve_instance, SolveRequest, SolverChoice};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;

@@ -6,7 +6,7 @@ use super::common::{
 use super::summary::Summary;
 use crate::schedule::writers::check_output_size;
 use crate::schedule::{write_schedule, Format};
-use crate::{solve_instance, SolveRequest, SolverChoice};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! `tickopt validate`.
 
 use super::model_source::{input_model, model_from_files};
-use crate::schedule::read_schedule_file;
+use crate::interop::read_schedule_file;
 use crate::schedule::readers::validate_schedule_input;
 use clap::Args;
 use std::path::PathBuf;

@@ -1,9 +1,9 @@
 //! `tickopt verify`.
 
 use super::model_source::{model_from_files, schedule_model, summary_model};
+use crate::interop::validate_schedule_file;
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
-use crate::schedule::validate_schedule_file;
 use crate::schedule::writers::write_atomically;
 use crate::verify::{verify_claim, Claim, Outcome, VerifyOptions};
 use anyhow::Context;
@@ -83,7 +83,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
     let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
-    let value = crate::instance::json_input::parse_json_value(text.as_bytes())
+    let value = crate::instance::json_strict::parse_json_value(text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.summary.display()))?;
     let claim = Claim::from_value(value)
         .with_context(|| format!("{}: not a tickopt summary", a.summary.display()))?;

@@ -1,7 +1,8 @@
 //! Seconds, not ticks (doc/design.md §12): the link cost model, the best
 //! chunk size with its proof, and the fit of the model to measured ticks.
 //!
-//! - [`model`]: [`CostModel`], a tick lasts `alpha + chunk_bits / rate`;
+//! - [`model`]: [`CostModel`], a tick lasts `alpha + chunk_bits / rate`
+//!   (defined with the instance, which carries one; re-exported here);
 //! - [`chunk`]: the exact search over whole-byte chunk sizes and the
 //!   proven bound over all of them;
 //! - [`assess`]: what a summary states in seconds about one solve
@@ -18,7 +19,11 @@
 pub mod assess;
 pub mod calibrate;
 pub mod chunk;
-pub mod model;
+/// The link cost model, defined in the instance layer (an instance JSON's
+/// `"cost"` object is read into it) and re-exported here.
+pub mod model {
+    pub use crate::instance::{CostError, CostModel};
+}
 pub mod plan;
 
 pub use assess::{assess, ChunkMode, Seconds};

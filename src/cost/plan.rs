@@ -6,8 +6,8 @@ use super::assess::{assess, Seconds};
 use super::chunk::{choose_chunk, ChunkError, ChunkOptions, ChunkRange};
 use super::model::CostModel;
 use crate::instance::{InputError, Instance};
+use crate::solve::portfolio::{solve_instance, EngineError, SolveRequest};
 use crate::solve::Solution;
-use crate::{solve_instance, EngineError, SolveRequest};
 use std::time::{Duration, Instant};
 
 /// What to do in seconds.

@@ -24,7 +24,7 @@
 
 use rayon::prelude::*;
 
-use super::csv_input::{header_positions, split_cells};
+use super::csv_cells::{header_positions, split_cells};
 use super::{Demand, Instance, Limits, Model, Ports};
 
 /// Inputs below this size are scanned in one piece (a thread is not worth

@@ -8,7 +8,7 @@
 //! lines before the first header or data row are read: the scan stops
 //! there, so a large CSV costs nothing extra.
 
-use super::csv_input::parse_uint;
+use super::csv_cells::parse_uint;
 use super::InputError;
 
 /// The key of the bandwidth comment line (`# copy_bw_bits_per_tick=N`).

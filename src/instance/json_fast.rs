@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use super::csv_fast::uint;
-use super::json_input::StrictValue;
+use super::json_strict::StrictValue;
 
 /// Arrays below this size are scanned in one piece.
 const MIN_PIECE: usize = 1 << 20;

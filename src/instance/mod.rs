@@ -1,12 +1,16 @@
 //! Transfer demands and the instance they form.
 //!
 //! This module owns the data model every other module reads: [`Model`],
-//! [`Demand`], [`Instance`], plus parsing (demands CSV, instance JSON v0),
+//! [`Demand`], [`Instance`] and the link [`CostModel`] an instance may
+//! carry (the `cost` module computes seconds with it), plus parsing
+//! (demands CSV, instance JSON v0),
 //! normalisation (duplicate `(src, dst)` pairs merged, demands sorted by
 //! pair) and the limits that keep memory bounded. Parsing never panics: any
 //! byte sequence yields either an [`Instance`] or an [`InputError`] that
 //! names the file, the line and the field.
 
+mod cost_model;
+pub(crate) mod csv_cells;
 mod csv_fast;
 pub(crate) mod csv_input;
 mod csv_meta;
@@ -15,9 +19,11 @@ mod error;
 mod json_fast;
 pub(crate) mod json_input;
 mod json_keys;
+pub(crate) mod json_strict;
 mod limits;
 mod ports;
 
+pub use cost_model::{CostError, CostModel};
 pub use csv_input::{parse_demands_csv, DemandRow};
 pub use csv_meta::{bw_comment, recorded_bw, BW_COMMENT_KEY};
 pub use error::InputError;
@@ -119,7 +125,7 @@ pub struct Instance {
     /// demand uses `bw` (copyspace-guard v0).
     demand_bw: Option<Vec<u64>>,
     /// The link cost model the instance JSON gives (`"cost"`), if any.
-    pub cost: Option<crate::cost::CostModel>,
+    pub cost: Option<CostModel>,
 }
 
 impl Instance {

@@ -115,7 +115,7 @@ impl Ports {
     /// Reads the JSON value of `"ports"`: an integer, or an array of integers.
     pub(crate) fn from_json(v: &serde_json::Value, slots: u32) -> Result<Ports, InputError> {
         let as_port = |v: &serde_json::Value, path: &str| -> Result<u32, InputError> {
-            let n = super::json_input::value_as_uint(v, path)?;
+            let n = super::json_strict::value_as_uint(v, path)?;
             u32::try_from(n)
                 .map_err(|_| InputError::field(path, format!("{n} ports is more than 2^32-1")))
         };

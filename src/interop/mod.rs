@@ -11,6 +11,9 @@
 //!   (transfers, dependency levels, where each chunk lands).
 //! - [`matrix`]: a W x W traffic matrix (entry `[i][j]` = size from i to j)
 //!   in, as an instance.
+//! - [`read_schedule_file`], [`validate_schedule_file`], [`load_schedule`]:
+//!   schedule files of any format, the reader picked by the first byte (an
+//!   MSCCL algorithm here, the others by [`crate::schedule::readers`]).
 //!
 //! Nothing here solves: export takes a schedule that has passed the
 //! validator, import yields an instance and (where the format carries
@@ -19,6 +22,9 @@
 pub mod matrix;
 pub mod msccl_xml;
 pub mod p2p_json;
+mod schedule_file;
+
+pub use schedule_file::{load_schedule, read_schedule_file, validate_schedule_file};
 
 use crate::instance::Instance;
 use crate::schedule::readers::{validate_rounds, CompactFile};

@@ -1,10 +1,11 @@
-//! Schedules: the compact form the engine works in, and its expansion.
+//! Schedule files: writers, readers and output paths for the compact
+//! form the engine works in.
 //!
-//! A [`Schedule`] is a list of [`Round`]s; a round is a set of demand
-//! indices (one chunk of each per tick) repeated `repeat` ticks. Memory is
-//! bounded by the number of rounds, not ticks. [`Expansion`] turns it into
-//! per-tick chunks lazily (every chunk `bw` bits, each demand's last chunk
-//! the remainder), which is what the writers stream from.
+//! The compact form itself ([`Schedule`], [`Round`], and [`Expansion`]
+//! into per-tick chunks) is defined in [`crate::rounds`], below the
+//! validator that checks it, and re-exported here; the writers and
+//! readers sit above the validator (a schedule is validated before it is
+//! written, and as it is read).
 //!
 //! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON, with
 //! their exact sizes and a size limit), `readers` (the same formats back,
@@ -12,93 +13,18 @@
 //! written atomically, special files in place, temporary files removed on
 //! signals).
 
-mod expand;
 pub mod output;
 pub mod readers;
 pub mod writers;
 
-pub use expand::{Chunk, Expansion};
-pub use readers::{load_schedule, read_schedule_file, validate_schedule_file, ScheduleInput};
+pub use crate::rounds::{Chunk, Expansion, Round, Schedule};
+pub use readers::{read_schedule_file, ScheduleInput};
 pub use writers::{
     output_size, write_schedule, write_schedule_file, write_schedule_file_limited,
     write_schedule_to, Format, WriteError, DEFAULT_MAX_OUTPUT_BYTES,
 };
 
 use crate::instance::Model;
-use serde::{Deserialize, Serialize};
-
-/// Demands sent together for `repeat` consecutive ticks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Round {
-    /// Number of consecutive ticks (>= 1).
-    pub repeat: u64,
-    /// Indices into [`Instance::demands`](crate::instance::Instance::demands), sorted.
-    pub demands: Vec<u32>,
-}
-
-/// A compact schedule: rounds in tick order.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Schedule {
-    pub rounds: Vec<Round>,
-}
-
-impl Schedule {
-    pub fn new() -> Self {
-        Schedule::default()
-    }
-
-    /// Appends a round, merging it into the last one when the demand sets
-    /// are equal (unless the merged repeat would overflow u64: then it stays
-    /// a round of its own). Empty rounds and zero repeats are ignored.
-    /// `demands` need not be sorted.
-    pub fn push(&mut self, repeat: u64, mut demands: Vec<u32>) {
-        if repeat == 0 || demands.is_empty() {
-            return;
-        }
-        if demands.windows(2).any(|w| w[0] > w[1]) {
-            demands.sort_unstable();
-        }
-        if let Some(last) = self.rounds.last_mut() {
-            if last.demands == demands {
-                if let Some(r) = last.repeat.checked_add(repeat) {
-                    last.repeat = r;
-                    return;
-                }
-            }
-        }
-        self.rounds.push(Round { repeat, demands });
-    }
-
-    /// Appends every round of `other`.
-    pub fn extend(&mut self, other: Schedule) {
-        for r in other.rounds {
-            self.push(r.repeat, r.demands);
-        }
-    }
-
-    /// Total ticks: the sum of repeats, saturating at `u64::MAX`. Exact for
-    /// every schedule that passes [`validate_compact`](crate::validate::validate_compact)
-    /// (which refuses a sum that overflows); see [`Schedule::checked_ticks`].
-    pub fn ticks(&self) -> u64 {
-        self.checked_ticks().unwrap_or(u64::MAX)
-    }
-
-    /// Total ticks, or `None` when the sum of repeats overflows u64.
-    pub fn checked_ticks(&self) -> Option<u64> {
-        self.rounds
-            .iter()
-            .try_fold(0u64, |a, r| a.checked_add(r.repeat))
-    }
-
-    /// Number of rounds.
-    pub fn len(&self) -> usize {
-        self.rounds.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rounds.is_empty()
-    }
-}
 
 /// Whether two slots sets conflict under `model` (helper for solvers).
 pub fn model_conflicts(model: Model, a: (u32, u32), b: (u32, u32)) -> bool {

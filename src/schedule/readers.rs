@@ -15,8 +15,8 @@
 //! one-line file at tick 10^12 costs O(1).
 
 use super::{Round, Schedule};
-use crate::instance::csv_input::{is_skippable, parse_uint, split_cells};
-use crate::instance::json_input::{
+use crate::instance::csv_cells::{is_skippable, parse_uint, split_cells};
+use crate::instance::json_strict::{
     duplicate_key, json_error, parse_json_value, value_as_uint, StrictIgnore, StrictValue, UTF8_BOM,
 };
 use crate::instance::{InputError, Instance, Model};
@@ -91,7 +91,7 @@ fn head(path: &Path) -> Result<Vec<u8>, InputError> {
 }
 
 /// Which format a file is, from its first non-blank byte.
-fn sniff(path: &Path) -> Result<Option<u8>, InputError> {
+pub fn sniff(path: &Path) -> Result<Option<u8>, InputError> {
     Ok(first_byte(&head(path)?))
 }
 
@@ -110,13 +110,15 @@ fn open(path: &Path) -> Result<std::fs::File, InputError> {
     std::fs::File::open(path).map_err(|e| io_err(path, e))
 }
 
-fn io_err(path: &Path, e: std::io::Error) -> InputError {
+pub(crate) fn io_err(path: &Path, e: std::io::Error) -> InputError {
     InputError::new(format!("cannot read: {e}")).in_file(path.display().to_string())
 }
 
 /// Reads a schedule file: compact files whole; expanded ones are only
 /// recognised here (and streamed later). The format is decided by
 /// structure alone ([`json_shape`]), never by a string inside the file.
+/// An MSCCL algorithm (XML) is refused: `interop::read_schedule_file`
+/// picks its reader (the interop layer's) or this one.
 /// (A file that opens as tickopt writes compact schedules, its format tag
 /// in the first 4 KiB, is read into memory once, and its rounds and
 /// structure in one pass there, several times faster than a reader's
@@ -127,7 +129,12 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
     let head = head(path)?;
     match first_byte(&head) {
         Some(b'{') => {}
-        Some(b'<') => return read_levels(path),
+        Some(b'<') => {
+            return Err(InputError::new(
+                "an MSCCL algorithm (XML) is read by the interop layer, not as a schedule file",
+            )
+            .in_file(name()))
+        }
         _ => return Ok(ScheduleInput::Expanded), // CSV
     }
     if opens_as_compact(&head) {
@@ -160,20 +167,6 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
                 .map_err(|e| e.in_file(name()))
         }
     }
-}
-
-/// An MSCCL algorithm XML as its dependency levels (the reader and the
-/// level semantics are the importer's, one definition).
-fn read_levels(path: &Path) -> Result<ScheduleInput, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let levels = crate::interop::msccl_xml::parse(text)
-        .and_then(|p| crate::interop::msccl_xml::import(&p))
-        .map_err(|e| {
-            InputError::new(format!("MSCCL XML: {e}")).in_file(path.display().to_string())
-        })?
-        .levels();
-    Ok(ScheduleInput::Levels(levels))
 }
 
 /// The two JSON schedule formats.
@@ -700,16 +693,11 @@ fn stream_csv(reader: impl BufRead, sink: &mut dyn FnMut(TickEvent)) -> Result<(
     Ok(())
 }
 
-/// Validates a schedule file of any format against `inst`. `Err` means
-/// the file could not be read; a readable but wrong schedule is a FAIL
-/// report.
-pub fn validate_schedule_file(inst: &Instance, path: &Path) -> Result<Report, InputError> {
-    validate_schedule_input(inst, read_schedule_file(path)?, path)
-}
-
-/// [`validate_schedule_file`] of a file already read with
-/// [`read_schedule_file`] (`path` is streamed again only if expanded), so
-/// a caller that needed the file first (for its model) reads it once.
+/// Validates a schedule file already read (by `interop::read_schedule_file`,
+/// which picks the reader, or [`read_schedule_file`]) against `inst`
+/// (`path` is streamed again only if expanded), so a caller that needed
+/// the file first (for its model) reads it once. A readable but wrong
+/// schedule is a FAIL report.
 pub fn validate_schedule_input(
     inst: &Instance,
     input: ScheduleInput,
@@ -718,13 +706,18 @@ pub fn validate_schedule_input(
     Ok(validate_input(inst, input, path, false)?.0)
 }
 
-/// Loads a schedule file as a compact [`Schedule`] of `inst`'s demands,
-/// reading it once. Expanded files are merged into rounds of equal
-/// consecutive ticks; they must use the standard chunking (`bw` bits, the
-/// last chunk the rest). A schedule that does not validate is an error.
-pub fn load_schedule(inst: &Instance, path: &Path) -> Result<Schedule, InputError> {
+/// Loads a schedule file already read (see [`validate_schedule_input`])
+/// as a compact [`Schedule`] of `inst`'s demands. Expanded files are
+/// merged into rounds of equal consecutive ticks; they must use the
+/// standard chunking (`bw` bits, the last chunk the rest). A schedule that
+/// does not validate is an error.
+pub fn load_schedule_input(
+    inst: &Instance,
+    input: ScheduleInput,
+    path: &Path,
+) -> Result<Schedule, InputError> {
     let name = path.display().to_string();
-    let (report, schedule) = read_and_validate(inst, path, true)?;
+    let (report, schedule) = validate_input(inst, input, path, true)?;
     if !report.passed() {
         return Err(
             InputError::new(format!("schedule does not validate: {}", report.one_line()))
@@ -737,7 +730,7 @@ pub fn load_schedule(inst: &Instance, path: &Path) -> Result<Schedule, InputErro
             "{msg}; only standard chunking can be replayed"
         ))
         .in_file(name)),
-        None => unreachable!("read_and_validate builds the schedule when asked"),
+        None => unreachable!("validate_input builds the schedule when asked"),
     }
 }
 
@@ -751,19 +744,9 @@ fn model_mismatch(inst: &Instance) -> Report {
     v.finish()
 }
 
-/// Reads a schedule file once: its validation report and, when `build`,
-/// the compact schedule (or why an expanded file cannot be one). The
-/// schedule is meaningful only when the report passes.
-#[allow(clippy::type_complexity)]
-fn read_and_validate(
-    inst: &Instance,
-    path: &Path,
-    build: bool,
-) -> Result<(Report, Option<Result<Schedule, String>>), InputError> {
-    validate_input(inst, read_schedule_file(path)?, path, build)
-}
-
-/// [`read_and_validate`] of a file already read.
+/// A schedule file already read: its validation report and, when
+/// `build`, the compact schedule (or why an expanded file cannot be one).
+/// The schedule is meaningful only when the report passes.
 #[allow(clippy::type_complexity)]
 fn validate_input(
     inst: &Instance,

@@ -6,7 +6,7 @@
 //! STRICT1 and READ1_WRITE1 degrees agree and König's theorem gives
 //! `max_v ceil(d(v)/ports(v))` ticks, the port-degree bound — odd ports
 //! included, where the general STRICT1 problem is NP-hard. The arcs go to
-//! [`super::multiport::koenig_over_ports`] (grouped König or the port
+//! [`super::port_split::koenig_over_ports`] (grouped König or the port
 //! split) and back to demands through the pool mapper (an edge's pool is
 //! its `a->b` demand, then its `b->a`).
 //!
@@ -19,7 +19,7 @@
 //! reason (a 70B checkpoint from 32,768 to 16,384 GPUs: 22 GiB of compact
 //! König schedule against 1.0024 x the bound by the split).
 
-use super::multiport::{koenig_over_ports, ArcCount, PoolMapper};
+use super::port_split::{koenig_over_ports, ArcCount, PoolMapper};
 use crate::graph::DemandGraph;
 use crate::instance::Instance;
 use crate::schedule::Schedule;

@@ -26,6 +26,7 @@ pub mod orient;
 pub mod pairwise;
 pub mod per_tick_greedy;
 mod port_grouping;
+mod port_split;
 pub mod portfolio;
 pub mod proofs;
 mod solution;

@@ -113,8 +113,8 @@ pub fn solve_by_backbone(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
 #[cfg(test)]
 mod tests {
     use crate::instance::{Demand, Instance, Limits, Model};
+    use crate::solve::portfolio::{solve_instance, SolveRequest};
     use crate::solve::Status;
-    use crate::{solve_instance, SolveRequest};
 
     fn instance(n: u32, demands: impl IntoIterator<Item = (u32, u32, u64)>) -> Instance {
         let raw = demands
@@ -179,8 +179,8 @@ mod tests {
 #[cfg(test)]
 mod backbone_tests {
     use crate::instance::{Demand, Instance, Limits, Model};
+    use crate::solve::portfolio::{solve_instance, SolveRequest};
     use crate::solve::Status;
-    use crate::{solve_instance, SolveRequest};
 
     /// A ring of `n` slots with `m` chunks per link and `c` vertex-disjoint
     /// one-chunk chords (slot `i` to `i + n/2`, `i < c`): the heavy ring is

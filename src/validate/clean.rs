@@ -21,7 +21,7 @@
 //! counts (and reports the overflow) as before.
 
 use crate::instance::{Demand, Instance, Model};
-use crate::schedule::Round;
+use crate::rounds::Round;
 use rayon::prelude::*;
 
 /// Which rounds are clean (among those before the tick count overflows)

@@ -82,7 +82,7 @@ pub fn read_results(path: &Path) -> Result<Results, BenchError> {
         path: path.display().to_string(),
         source,
     })?;
-    crate::instance::json_input::parse_json_value(text.as_bytes())
+    crate::instance::json_strict::parse_json_value(text.as_bytes())
         .map_err(|e| e.to_string())
         .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
         .map_err(|e| BenchError::BadResults {
