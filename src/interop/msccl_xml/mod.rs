@@ -33,11 +33,14 @@
 
 mod export;
 mod levels;
+mod pairing;
 mod parse;
+mod run;
 
 pub use export::{export, Exported};
-pub use levels::{import, Imported, Transfer};
+pub use levels::{import, Demands, Imported, Transfer};
 pub use parse::parse;
+pub use run::{buffer_depth, MSCCL_CHUNKSTEPS, NCCL_STEPS};
 
 /// A buffer of a gpu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
