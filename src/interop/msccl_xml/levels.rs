@@ -285,3 +285,60 @@ impl Imported {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Imported, InteropError> {
+        import(&super::super::parse(text)?)
+    }
+
+    #[test]
+    fn a_ring_that_sends_first_runs_in_three_levels_with_every_send_buffered() {
+        let ring = load(include_str!(
+            "../../../tests/data/msccl_allgather_ring_4.xml"
+        ))
+        .unwrap();
+        assert_eq!(ring.ticks, 3);
+        assert_eq!(ring.buffered, 12);
+        let ticks: Vec<u64> = ring.transfers.iter().map(|t| t.tick).collect();
+        assert_eq!(ticks, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+        assert_eq!(ring.chunk_counts().len(), 4);
+        assert_eq!(ring.end_to_end_counts().len(), 12);
+        assert!(ring.end_to_end_counts().values().all(|&c| c == 1));
+    }
+
+    #[test]
+    fn a_relay_counts_its_hops_and_its_collective() {
+        let relay = load(include_str!(
+            "../../../tests/data/msccl_alltoall_2x4_relay.xml"
+        ))
+        .unwrap();
+        let hops: u64 = relay.chunk_counts().values().sum();
+        let e2e = relay.end_to_end_counts();
+        assert_eq!((relay.chunk_counts().len(), hops), (32, 80));
+        assert_eq!(e2e.len(), 56);
+        for a in 0..8u32 {
+            for b in (0..8u32).filter(|&b| b != a) {
+                assert_eq!(e2e.get(&(a, b)), Some(&1), "{a} -> {b}");
+                // gpu b's output holds a's chunk for b at offset a.
+                assert_eq!(relay.output_origin(b, a as u64), Some((a, b as u64)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_buffer_depth_depends_on_the_protocol() {
+        let text = include_str!("../../../tests/data/msccl_overflow_2.xml");
+        let e = load(text).unwrap_err().to_string();
+        assert!(
+            e.contains("does not fit the connection's buffer (2 chunks"),
+            "{e}"
+        );
+        let ll = load(&text.replace("proto=\"Simple\"", "proto=\"LL128\"")).unwrap();
+        assert_eq!((ll.ticks, ll.buffered), (1, 2));
+        let e = load(include_str!("../../../tests/data/msccl_cycle_2.xml")).unwrap_err();
+        assert!(e.to_string().contains("waits forever"), "{e}");
+    }
+}
