@@ -1,11 +1,15 @@
-//! MSCCL XML (issue 27): every exported program is run by a chunk-level
-//! MSCCL interpreter written here (sharing no code with the exporter or
-//! the importer: it reads the XML itself, pairs the k-th send with the
-//! k-th receive on each connection and channel, and waits on `depid`/`deps`
-//! flags raised only by `hasdep` steps, as the executor does), for the
-//! bundled sets in both models; round trips; a hand-written all-to-all
-//! program imported, validated as written and audited; doctored programs
-//! refused with the place named.
+//! MSCCL XML (issues 27 and 38): every exported program is run by a
+//! chunk-level MSCCL interpreter written here (sharing no code with the
+//! exporter or the importer: it reads the XML itself, pairs the k-th send
+//! with the k-th receive on each connection and channel, lets a send go on
+//! before its receive as the executor's connection buffers do, and waits
+//! on `depid`/`deps` flags raised only by `hasdep` steps), for the bundled
+//! sets in both models; round trips; hand-written programs of msccl-tools'
+//! shapes (a ring allgather and an all-to-all that send before they
+//! receive, a two-step relay all-to-all on 2 x 4 gpus) imported by hops
+//! and end to end, serialized, validated and audited; a real cycle and a
+//! send the buffer cannot take refused; doctored programs refused with the
+//! place named.
 
 mod common;
 use common::*;
@@ -60,13 +64,17 @@ fn interpret(xml: &str) -> Vec<Vec<Option<Origin>>> {
     }
     let int = |n: roxmltree::Node, k: &str| -> i64 { n.attribute(k).unwrap().parse().unwrap() };
     let ngpus = int(algo, "ngpus") as usize;
+    // In place, a gpu's input is its output: chunk k of it starts there.
+    let inplace = int(algo, "inplace") == 1;
     let mut bufs: HashMap<(usize, String), Vec<Option<Origin>>> = HashMap::new();
     let mut gpus: Vec<Vec<Tb>> = Vec::new();
     for (g, gn) in algo.children().filter(|n| n.is_element()).enumerate() {
         assert_eq!(int(gn, "id") as usize, g);
         let ic = int(gn, "i_chunks") as usize;
         bufs.insert((g, "i".into()), (0..ic).map(|o| Some((g, o))).collect());
-        bufs.insert((g, "o".into()), vec![None; int(gn, "o_chunks") as usize]);
+        let oc = int(gn, "o_chunks") as usize;
+        let out = (0..oc).map(|o| inplace.then_some((g, o))).collect();
+        bufs.insert((g, "o".into()), out);
         bufs.insert((g, "s".into()), vec![None; int(gn, "s_chunks") as usize]);
         let mut tbs = Vec::new();
         for (t, tn) in gn.children().filter(|n| n.is_element()).enumerate() {
@@ -501,4 +509,230 @@ fn exports_refuse_what_msccl_cannot_carry_and_write_nothing() {
     ]);
     assert!(!o.status.success() && stderr(&o).contains("not a whole number of bytes"));
     assert!(!out.exists());
+}
+
+/// Imports `xml` (all arguments after the file), returning the process.
+fn import_xml(xml: &Path, more: &[&str]) -> std::process::Output {
+    let mut args = vec!["import", s(xml), "--from", "msccl-xml", "--bw", "8192"];
+    args.extend_from_slice(more);
+    run(&args)
+}
+
+/// `audit --json` of an instance and schedules.
+fn audit_json(inst: &Path, schedules: &[&Path]) -> Value {
+    let mut args = vec!["audit", s(inst)];
+    args.extend(schedules.iter().map(|p| s(p)));
+    args.push("--json");
+    let o = run(&args);
+    serde_json::from_str(&stdout(&o)).unwrap_or_else(|_| panic!("{}", stderr(&o)))
+}
+
+/// The audit row of one schedule: (valid, schedule ticks, gap ticks).
+fn audit_row(a: &Value, name: &Path) -> (bool, u64, Option<u64>) {
+    let rows = a["schedules"].as_array().unwrap();
+    let r = rows.iter().find(|r| r["name"] == s(name)).unwrap();
+    (
+        r["valid"].as_bool().unwrap(),
+        r["schedule_ticks"].as_u64().unwrap(),
+        r["gap_ticks"].as_u64(),
+    )
+}
+
+/// msccl-tools' shapes, written by hand: (file, what its output must hold
+/// (`out[t][k]` = Some((gpu, input offset))), hop demands and chunks,
+/// end-to-end demands, STRICT1 optimum of the hops and of the collective).
+struct Shape {
+    file: &'static str,
+    allgather: bool,
+    hops: (usize, u64),
+    end_to_end: usize,
+    optimum: (u64, u64),
+}
+
+const SHAPES: [Shape; 3] = [
+    // Every gpu: s, rcs, rcs, r (allgather_ring.py 4 1 1, in place, LL128).
+    Shape {
+        file: "msccl_allgather_ring_4.xml",
+        allgather: true,
+        hops: (4, 12),
+        end_to_end: 12,
+        optimum: (6, 6),
+    },
+    // One threadblock per peer: send to it, then receive from it (Simple).
+    Shape {
+        file: "msccl_alltoall_4_sendfirst.xml",
+        allgather: false,
+        hops: (12, 12),
+        end_to_end: 12,
+        optimum: (6, 6),
+    },
+    // 2 nodes x 4 gpus: each gpu sends its peers their chunk and one to
+    // relay (send, send, then receive both), then every gpu sends the 4
+    // chunks for its counterpart on the other node in one step of cnt 4.
+    Shape {
+        file: "msccl_alltoall_2x4_relay.xml",
+        allgather: false,
+        hops: (32, 80),
+        end_to_end: 56,
+        optimum: (20, 14),
+    },
+];
+
+#[test]
+fn msccl_tools_shapes_run_import_serialize_validate_and_are_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for shape in &SHAPES {
+        let xml = data(shape.file);
+        // The program runs (sends go before receives) and does its collective.
+        let out = interpret(&std::fs::read_to_string(&xml).unwrap());
+        for (t, o) in out.iter().enumerate() {
+            for (k, c) in o.iter().enumerate() {
+                let want = if shape.allgather { (k, k) } else { (k, t) };
+                assert_eq!(*c, Some(want), "{}: gpu {t} output {k}", shape.file);
+            }
+        }
+        // Hops: imported, serialized, valid, and ranked at the optimum.
+        let (h, sc) = (d.join("h.json"), d.join("s.json"));
+        let o = import_xml(
+            &xml,
+            &["--out", s(&h), "--schedule-out", s(&sc), "--serialize"],
+        );
+        assert!(o.status.success(), "{}: {}", shape.file, stderr(&o));
+        assert!(
+            stderr(&o).contains("send(s) go before their receive is reached"),
+            "{}",
+            stderr(&o)
+        );
+        let got: Value = serde_json::from_str(&std::fs::read_to_string(&h).unwrap()).unwrap();
+        let demands = got["demands"].as_array().unwrap();
+        let bits: u64 = demands
+            .iter()
+            .map(|x| x["bits_total"].as_u64().unwrap())
+            .sum();
+        assert_eq!((demands.len(), bits / 8192), shape.hops, "{}", shape.file);
+        let o = run(&["validate", s(&h), s(&sc)]);
+        assert!(stdout(&o).starts_with("PASS"), "{}", stdout(&o));
+        let a = audit_json(&h, &[&sc, &xml]);
+        assert_eq!(a["optimum_ticks"], shape.optimum.0, "{}", shape.file);
+        assert_eq!(audit_row(&a, &sc), (true, shape.optimum.0, Some(0)));
+        assert!(
+            !audit_row(&a, &xml).0,
+            "{}: conflicts as written",
+            shape.file
+        );
+        // End to end: the collective, and the program ranked against it.
+        let e = d.join("e.json");
+        let o = import_xml(&xml, &["--out", s(&e), "--demands", "end-to-end"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("(end to end)"), "{}", stderr(&o));
+        let got: Value = serde_json::from_str(&std::fs::read_to_string(&e).unwrap()).unwrap();
+        let demands = got["demands"].as_array().unwrap();
+        assert_eq!(demands.len(), shape.end_to_end, "{}", shape.file);
+        assert!(demands.iter().all(|x| x["bits_total"] == 8192));
+        let a = audit_json(&e, &[&xml]);
+        assert_eq!(a["optimum_ticks"], shape.optimum.1, "{}", shape.file);
+        let (valid, ticks, _) = audit_row(&a, &xml);
+        assert!(!valid && ticks <= 3, "{}: {ticks} levels", shape.file);
+    }
+}
+
+#[test]
+fn a_ring_allgather_is_judged_against_its_collective_and_a_relay_writes_no_schedule_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ring = data("msccl_allgather_ring_4.xml");
+    let e = dir.path().join("e.json");
+    // READ1_WRITE1: every level sends once and receives once per gpu, so
+    // the ring as written is a valid relay of the allgather, at its optimum.
+    let o = import_xml(
+        &ring,
+        &[
+            "--out",
+            s(&e),
+            "--demands",
+            "end-to-end",
+            "--model",
+            "READ1_WRITE1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["validate", s(&e), s(&ring)]);
+    assert!(stdout(&o).starts_with("PASS: 3 ticks"), "{}", stdout(&o));
+    let a = audit_json(&e, &[&ring]);
+    assert_eq!(a["optimum_ticks"], 3);
+    assert_eq!(audit_row(&a, &ring), (true, 3, Some(0)));
+    // A relaying program's ticks are a schedule of its hops only.
+    let sc = dir.path().join("s.json");
+    let relay = data("msccl_alltoall_2x4_relay.xml");
+    let o = import_xml(
+        &relay,
+        &[
+            "--out",
+            s(&e),
+            "--demands",
+            "end-to-end",
+            "--schedule-out",
+            s(&sc),
+            "--serialize",
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("relays chunks"), "{}", stderr(&o));
+    assert!(!sc.exists());
+    // A direct program's end-to-end demands are its hops: its schedule is
+    // one of the collective.
+    let a2a = data("msccl_alltoall_4_sendfirst.xml");
+    let o = import_xml(
+        &a2a,
+        &[
+            "--out",
+            s(&e),
+            "--demands",
+            "end-to-end",
+            "--schedule-out",
+            s(&sc),
+            "--serialize",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["validate", s(&e), s(&sc)]);
+    assert!(stdout(&o).starts_with("PASS: 6 ticks"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_real_cycle_and_a_send_the_buffer_cannot_take_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.json");
+    // Each gpu first receives from the other: nothing can move.
+    let o = import_xml(&data("msccl_cycle_2.xml"), &["--out", s(&out)]);
+    assert!(!o.status.success() && !out.exists());
+    assert!(
+        stderr(&o).contains("msccl_cycle_2.xml: line 4, column 7: gpu 0, tb 0, step 0: the program cannot finish: this step waits forever"),
+        "{}",
+        stderr(&o)
+    );
+    // Each gpu sends 3 chunks before it receives: Simple's buffer holds 2.
+    let xml = data("msccl_overflow_2.xml");
+    let o = import_xml(&xml, &["--out", s(&out)]);
+    assert!(!o.status.success() && !out.exists());
+    assert!(
+        stderr(&o).contains("gpu 0, tb 0, step 0: the program cannot finish: this send of 3 chunk(s) to gpu 1 on channel 0 does not fit the connection's buffer (2 chunks under proto \"Simple\")"),
+        "{}",
+        stderr(&o)
+    );
+    // Under LL a connection holds 8 chunks: the same program runs.
+    let ll = dir.path().join("ll.xml");
+    let text = std::fs::read_to_string(&xml).unwrap();
+    std::fs::write(&ll, text.replace("proto=\"Simple\"", "proto=\"LL\"")).unwrap();
+    let sc = dir.path().join("s.json");
+    let o = import_xml(
+        &ll,
+        &["--out", s(&out), "--schedule-out", s(&sc), "--serialize"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(8 chunks under proto \"LL\")"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -84,8 +84,8 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
                 load.ticks(chunks, *repeat);
             }
         }
-        ScheduleInput::Levels(levels) => {
-            for pairs in &levels {
+        ScheduleInput::Levels(program) => {
+            for pairs in &program.ticks {
                 let chunks = pairs.iter().map(|&(a, b)| Some((a as i128, b as i128)));
                 load.ticks(chunks, 1);
             }

@@ -5,7 +5,7 @@
 //! `validate` and `audit`.
 
 use super::common::check_output_dir;
-use crate::instance::{instance_to_json, Model};
+use crate::instance::{instance_to_json, Instance, Model};
 use crate::interop::{levels_report, matrix, msccl_xml, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
@@ -24,6 +24,27 @@ pub enum ImportFormat {
     /// An MSCCL algorithm XML using s, r, rcs, cpy and nop steps (needs
     /// --bw: bits per chunk): its transfers and dependency levels.
     MscclXml,
+}
+
+/// Which instance an MSCCL program stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DemandsArg {
+    /// Every transfer a demand of its pair (a relay once per hop): the
+    /// instance the program's ticks are a schedule of.
+    #[default]
+    Hops,
+    /// The collective the program implements: every chunk from the gpu
+    /// where it starts to each gpu whose output buffer ends up holding it.
+    EndToEnd,
+}
+
+impl From<DemandsArg> for msccl_xml::Demands {
+    fn from(d: DemandsArg) -> Self {
+        match d {
+            DemandsArg::Hops => msccl_xml::Demands::Hops,
+            DemandsArg::EndToEnd => msccl_xml::Demands::EndToEnd,
+        }
+    }
 }
 
 /// The unit of a matrix's plain numbers.
@@ -67,95 +88,32 @@ pub struct ImportArgs {
     /// is refused with its conflicts named.
     #[arg(long)]
     pub serialize: bool,
+    /// MSCCL program: the instance of its hops (default), or of the
+    /// collective it implements (`end-to-end`: where every chunk starts and
+    /// where it ends up), for `audit` to rank a relaying program against.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub demands: Option<DemandsArg>,
 }
+
+/// Ticks of a program's schedule, one chunk per entry.
+type Ticks = Vec<Vec<RawChunk>>;
 
 pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
     check_output_dir(&a.out)?;
     if let Some(p) = &a.schedule_out {
         check_output_dir(p)?;
     }
+    if a.from != ImportFormat::MscclXml && (a.ports.is_some() || a.serialize || a.demands.is_some())
+    {
+        anyhow::bail!("--ports, --serialize and --demands are for --from msccl-xml");
+    }
     let name = a.file.display().to_string();
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
     let (inst, ticks) = match a.from {
-        ImportFormat::Matrix => {
-            if a.schedule_out.is_some() {
-                anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
-            }
-            let bw =
-                a.bw.context("--bw is required for a matrix (bits per transfer per tick)")?;
-            let plain = match a.unit {
-                Unit::Bits => PlainUnit::Bits,
-                Unit::Bytes => PlainUnit::Bytes,
-            };
-            let inst = matrix::matrix_instance(&text, plain, a.model.unwrap_or(Model::Strict1), bw)
-                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            (inst, None)
-        }
-        ImportFormat::P2pJson => {
-            if a.bw.is_some() || a.model.is_some() {
-                anyhow::bail!("--bw and --model: a p2p-json program states its own");
-            }
-            let program: p2p_json::P2pProgram =
-                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let imported =
-                p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let report = imported.validate(&imported.instance);
-            if !report.passed() {
-                anyhow::bail!(
-                    "{name}: the program's schedule does not validate: {}",
-                    report.one_line()
-                );
-            }
-            (imported.instance, Some(imported.ticks))
-        }
-        ImportFormat::MscclXml => {
-            let bw =
-                a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
-            let program = msccl_xml::parse(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let imported =
-                msccl_xml::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            for note in &imported.notes {
-                eprintln!("{name}: note: {note}");
-            }
-            let model = a.model.unwrap_or(Model::Strict1);
-            let inst = imported
-                .instance(model, bw, a.ports)
-                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let levels = if a.serialize {
-                imported.serialized(&inst)
-            } else {
-                imported.levels()
-            };
-            let report = levels_report(&inst, &levels);
-            if !report.passed() {
-                let what = format!(
-                    "{name}: as written, the program's {} dependency levels do not validate under {model}: {}",
-                    imported.ticks,
-                    report.one_line()
-                );
-                if a.schedule_out.is_some() {
-                    anyhow::bail!("{what}; --serialize splits conflicting levels into ticks (nothing written)");
-                }
-                eprintln!("{what} (--serialize splits them; `tickopt audit` ranks the program as written)");
-            }
-            let ticks = levels
-                .iter()
-                .map(|t| {
-                    t.iter()
-                        .map(|&(src, dst)| RawChunk::Chunk {
-                            src: src as i128,
-                            dst: dst as i128,
-                            len: bw as i128,
-                        })
-                        .collect()
-                })
-                .collect::<Vec<Vec<RawChunk>>>();
-            (inst, report.passed().then_some(ticks))
-        }
+        ImportFormat::Matrix => (import_matrix(&a, &name, &text)?, None),
+        ImportFormat::P2pJson => import_p2p(&a, &name, &text)?,
+        ImportFormat::MscclXml => import_msccl(&a, &name, &text)?,
     };
-    if a.from != ImportFormat::MscclXml && (a.ports.is_some() || a.serialize) {
-        anyhow::bail!("--ports and --serialize are for --from msccl-xml");
-    }
     let inst_text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
     write_atomically(&a.out, |w| {
         w.write_all(inst_text.as_bytes())?;
@@ -163,37 +121,19 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
     })
     .with_context(|| format!("cannot write {}", a.out.display()))?;
     if let (Some(path), Some(ticks)) = (&a.schedule_out, &ticks) {
-        write_atomically(path, |w| {
-            write!(
-                w,
-                "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
-                inst.model
-            )?;
-            for (t, tick) in ticks.iter().enumerate() {
-                w.write_all(if t == 0 { b"\n[" } else { b",\n[" })?;
-                for (k, c) in tick.iter().enumerate() {
-                    if let RawChunk::Chunk { src, dst, len } = c {
-                        if k > 0 {
-                            w.write_all(b",")?;
-                        }
-                        write!(
-                            w,
-                            "{{\"src_slot\":{src},\"dst_slot\":{dst},\"len_bits\":{len}}}"
-                        )?;
-                    }
-                }
-                w.write_all(b"]")?;
-            }
-            w.write_all(b"\n]}\n")
-        })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        write_schedule(path, &inst, ticks)?;
     }
     eprintln!(
-        "{} {} slots, bw {}, {} demands, {} chunks{}",
+        "{} {} slots, bw {}, {} demands{}, {} chunks{}",
         inst.model,
         inst.slots,
         inst.bw,
         inst.demands().len(),
+        if a.demands == Some(DemandsArg::EndToEnd) {
+            " (end to end)"
+        } else {
+            ""
+        },
         inst.total_chunks(),
         ticks.map_or(String::new(), |t| format!(
             "; schedule of {} ticks, validated",
@@ -201,4 +141,131 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
         ))
     );
     Ok(0)
+}
+
+fn import_matrix(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<Instance> {
+    if a.schedule_out.is_some() {
+        anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
+    }
+    let bw =
+        a.bw.context("--bw is required for a matrix (bits per transfer per tick)")?;
+    let plain = match a.unit {
+        Unit::Bits => PlainUnit::Bits,
+        Unit::Bytes => PlainUnit::Bytes,
+    };
+    matrix::matrix_instance(text, plain, a.model.unwrap_or(Model::Strict1), bw)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
+}
+
+fn import_p2p(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<(Instance, Option<Ticks>)> {
+    if a.bw.is_some() || a.model.is_some() {
+        anyhow::bail!("--bw and --model: a p2p-json program states its own");
+    }
+    let program: p2p_json::P2pProgram =
+        serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let imported = p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let report = imported.validate(&imported.instance);
+    if !report.passed() {
+        anyhow::bail!(
+            "{name}: the program's schedule does not validate: {}",
+            report.one_line()
+        );
+    }
+    Ok((imported.instance, Some(imported.ticks)))
+}
+
+/// An MSCCL program: the instance of `--demands`, and its levels (or, with
+/// `--serialize`, conflict-free ticks) when they validate. The levels are
+/// judged against the hops instance: they are a schedule of it, and of the
+/// end-to-end instance only when the program relays nothing.
+fn import_msccl(
+    a: &ImportArgs,
+    name: &str,
+    text: &str,
+) -> anyhow::Result<(Instance, Option<Ticks>)> {
+    let bw =
+        a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
+    let at = |e: crate::interop::InteropError| anyhow::anyhow!("{name}: {e}");
+    let program = msccl_xml::parse(text).map_err(at)?;
+    let imported = msccl_xml::import(&program).map_err(at)?;
+    for note in &imported.notes {
+        eprintln!("{name}: note: {note}");
+    }
+    let model = a.model.unwrap_or(Model::Strict1);
+    let demands = msccl_xml::Demands::from(a.demands.unwrap_or_default());
+    let hops = imported
+        .instance(msccl_xml::Demands::Hops, model, bw, a.ports)
+        .map_err(at)?;
+    let relays = imported.chunk_counts() != imported.end_to_end_counts();
+    let inst = match demands {
+        msccl_xml::Demands::EndToEnd => {
+            if relays && a.schedule_out.is_some() {
+                anyhow::bail!("{name}: --schedule-out: the program relays chunks, so its ticks are a schedule of its hops (--demands hops), not of the collective; `tickopt audit INSTANCE {name}` ranks the program against the end-to-end instance (nothing written)");
+            }
+            imported.instance(demands, model, bw, a.ports).map_err(at)?
+        }
+        msccl_xml::Demands::Hops => hops.clone(),
+    };
+    let levels = if a.serialize {
+        imported.serialized(&hops)
+    } else {
+        imported.levels()
+    };
+    let report = levels_report(&hops, &levels);
+    if !report.passed() {
+        let what = format!(
+            "{name}: as written, the program's {} dependency levels do not validate under {model}: {}",
+            imported.ticks,
+            report.one_line()
+        );
+        if a.schedule_out.is_some() {
+            anyhow::bail!(
+                "{what}; --serialize splits conflicting levels into ticks (nothing written)"
+            );
+        }
+        eprintln!("{what} (--serialize splits them; `tickopt audit` ranks the program as written)");
+    }
+    let ticks = levels
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|&(src, dst)| RawChunk::Chunk {
+                    src: src as i128,
+                    dst: dst as i128,
+                    len: bw as i128,
+                })
+                .collect()
+        })
+        .collect::<Ticks>();
+    // A relaying program's ticks are no schedule of its collective.
+    let schedule = report.passed() && !(relays && demands == msccl_xml::Demands::EndToEnd);
+    Ok((inst, schedule.then_some(ticks)))
+}
+
+/// Writes ticks as copyspace-guard schedule JSON (atomically).
+fn write_schedule(path: &std::path::Path, inst: &Instance, ticks: &Ticks) -> anyhow::Result<()> {
+    write_atomically(path, |w| {
+        write!(
+            w,
+            "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
+            inst.model
+        )?;
+        for (t, tick) in ticks.iter().enumerate() {
+            w.write_all(if t == 0 { b"\n[" } else { b",\n[" })?;
+            for (k, c) in tick.iter().enumerate() {
+                if let RawChunk::Chunk { src, dst, len } = c {
+                    if k > 0 {
+                        w.write_all(b",")?;
+                    }
+                    write!(
+                        w,
+                        "{{\"src_slot\":{src},\"dst_slot\":{dst},\"len_bits\":{len}}}"
+                    )?;
+                }
+            }
+            w.write_all(b"]")?;
+        }
+        w.write_all(b"\n]}\n")
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }

@@ -7,7 +7,7 @@
 
 use crate::instance::{InputError, Instance};
 use crate::schedule::readers::{
-    self, io_err, load_schedule_input, validate_schedule_input, ScheduleInput,
+    self, io_err, load_schedule_input, validate_schedule_input, ProgramLevels, ScheduleInput,
 };
 use crate::schedule::Schedule;
 use crate::validate::Report;
@@ -27,13 +27,16 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
 fn read_levels(path: &Path) -> Result<ScheduleInput, InputError> {
     let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let levels = super::msccl_xml::parse(text)
+    let program = super::msccl_xml::parse(text)
         .and_then(|p| super::msccl_xml::import(&p))
         .map_err(|e| {
             InputError::new(format!("MSCCL XML: {e}")).in_file(path.display().to_string())
-        })?
-        .levels();
-    Ok(ScheduleInput::Levels(levels))
+        })?;
+    Ok(ScheduleInput::Levels(ProgramLevels {
+        ticks: program.levels(),
+        hops: program.chunk_counts(),
+        end_to_end: program.end_to_end_counts(),
+    }))
 }
 
 /// Validates a schedule file of any format against `inst`. `Err` means

@@ -23,6 +23,7 @@ use crate::instance::{InputError, Instance, Model};
 use crate::validate::{RawChunk, Report, TickValidator};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -71,9 +72,63 @@ pub enum ScheduleInput {
     /// An MSCCL algorithm (XML): its ticks by dependency levels, one pair
     /// per chunk ([`crate::interop::msccl_xml`]). It states no model: it is
     /// judged under the instance's.
-    Levels(Vec<Vec<(u64, u64)>>),
+    Levels(ProgramLevels),
     /// An expanded schedule (JSON or CSV); read it with [`stream_schedule_file`].
     Expanded,
+}
+
+/// An MSCCL program read as a schedule: its dependency levels and what it
+/// moves, hop by hop and end to end.
+pub struct ProgramLevels {
+    /// One pair per chunk per level.
+    pub ticks: Vec<Vec<(u64, u64)>>,
+    /// Chunks per (src, dst) of its transfers.
+    pub hops: BTreeMap<(u32, u32), u64>,
+    /// Chunks per (src, dst) from the gpu where they start to the gpu whose
+    /// output buffer ends up holding them.
+    pub end_to_end: BTreeMap<(u32, u32), u64>,
+}
+
+impl ProgramLevels {
+    /// The instance its levels are judged against: `inst` itself, or, when
+    /// `inst` is the collective the program implements (its end-to-end
+    /// chunks) and the program relays, `inst`'s model, bandwidth and ports
+    /// over the program's hops. So a relaying program is valid for its
+    /// collective when it delivers exactly the collective's chunks and
+    /// every level fits the model.
+    pub fn judged_against(&self, inst: &Instance) -> Result<Option<Instance>, InputError> {
+        let counts: BTreeMap<(u32, u32), u64> = (0..inst.demands().len())
+            .map(|k| {
+                (
+                    (inst.demands()[k].src, inst.demands()[k].dst),
+                    inst.chunks(k),
+                )
+            })
+            .collect();
+        if inst.has_demand_bw() || counts != self.end_to_end || counts == self.hops {
+            return Ok(None);
+        }
+        let demands = self
+            .hops
+            .iter()
+            .map(|(&(src, dst), &c)| {
+                let bits = c.checked_mul(inst.bw).ok_or_else(|| {
+                    InputError::new(format!("{c} chunks of {} bits overflow", inst.bw))
+                })?;
+                Ok((crate::instance::Demand { src, dst, bits }, None))
+            })
+            .collect::<Result<Vec<_>, InputError>>()?;
+        let limits = crate::instance::Limits::default();
+        crate::instance::Instance::new_multiport(
+            inst.model,
+            inst.slots,
+            inst.bw,
+            demands,
+            inst.ports().clone(),
+            &limits,
+        )
+        .map(Some)
+    }
 }
 
 /// The first bytes of a file (up to 4096; fewer only at its end), without
@@ -761,12 +816,22 @@ fn validate_input(
             }
             Ok(validate_rounds(inst, &c, build))
         }
-        ScheduleInput::Levels(levels) => {
+        ScheduleInput::Levels(program) => {
+            let hops = program
+                .judged_against(inst)
+                .map_err(|e| e.in_file(path.display().to_string()))?;
             let c = CompactFile {
                 model: inst.model,
-                rounds: levels.into_iter().map(|l| (1, l)).collect(),
+                rounds: program.ticks.into_iter().map(|l| (1, l)).collect(),
             };
-            Ok(validate_rounds(inst, &c, build))
+            match hops {
+                None => Ok(validate_rounds(inst, &c, build)),
+                Some(hops) => {
+                    let why = "a relaying MSCCL program moves its collective's chunks over other pairs; it is no schedule of the collective's demands";
+                    let report = validate_rounds(&hops, &c, false).0;
+                    Ok((report, build.then(|| Err(why.to_string()))))
+                }
+            }
         }
         ScheduleInput::Expanded => {
             let mut v = TickValidator::new(inst);

@@ -2,29 +2,35 @@
 //! sends how many chunks to whom), the tick of each by dependency levels,
 //! and where every chunk ends up.
 //!
-//! The k-th sending step from a to b on channel c pairs with the k-th
-//! receiving step at b from a on channel c (same `cnt`). A step starts when
-//! the previous step of its threadblock and the step it depends on
-//! (`depid`/`deps`) have finished; a transfer takes the tick
-//! `max(start of the send, start of the receive)` and finishes at the end
-//! of it; a relay (`rcs`) sends on at the earliest one tick after its
-//! receive; `cpy` and `nop` take no tick. So the ticks are the program run
-//! as soon as its dependencies allow: the as-soon-as-possible levels. A
-//! program that can never finish (a send that waits for its own receive)
-//! is refused with a stuck step named.
+//! Three steps: [`super::pairing`] pairs the k-th sending step from a to b
+//! on channel c with the k-th receiving step at b from a on channel c (same
+//! `cnt`); [`super::run`] runs the program as the executor does (receives
+//! wait, sends are buffered per connection when they must be) and places
+//! every transfer in its dependency level; here the moves are replayed to
+//! learn where every chunk ends up, which gives the two instances a
+//! program stands for ([`Demands`]): its hops, and the collective it
+//! implements (every chunk from where it starts to where it ends up).
 
-use super::{Buf, Program, StepKind};
+use super::pairing::{pair, Flat};
+pub use super::run::Transfer;
+use super::run::{buffer_depth, run, Move};
+use super::{Buf, Program};
 use crate::instance::{Demand, Instance, Limits, Model, Ports};
 use crate::interop::InteropError;
 use std::collections::{BTreeMap, HashMap};
 
-/// One step's transfer: `chunks` chunks from `src` to `dst` in `tick`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Transfer {
-    pub tick: u64,
-    pub src: u32,
-    pub dst: u32,
-    pub chunks: u32,
+/// Which instance a program stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Demands {
+    /// Every transfer is a demand of its pair (a relay counts once per
+    /// hop): the instance the program's ticks are a schedule of.
+    #[default]
+    Hops,
+    /// The collective the program implements: one chunk from the gpu where
+    /// it starts (the buffer place a step first reads it from) to every
+    /// gpu whose output buffer holds it at the end. Chunks that stay on
+    /// their gpu are no demand.
+    EndToEnd,
 }
 
 /// An imported program (see the module docs).
@@ -37,17 +43,20 @@ pub struct Imported {
     pub ticks: u64,
     /// Local copies (`cpy` steps): no tick, no transfer.
     pub copies: u64,
+    /// Sends written into their connection's buffer before their receive
+    /// was reached (see [`super::run`]).
+    pub buffered: u64,
     /// What the executor would object to but tickopt can read (missing
     /// `minBytes`/`maxBytes`/`outofplace`, more than 64 steps in a
-    /// threadblock).
+    /// threadblock), and how the program was run (buffered sends).
     pub notes: Vec<String>,
-    /// For every gpu, its output buffer: where each chunk came from
-    /// (gpu, offset in its input buffer), `None` if never written.
-    outputs: Vec<Vec<Option<Origin>>>,
+    /// For every gpu, its output buffer at the end: where each chunk
+    /// started (a place that held it before the program wrote there).
+    outputs: Vec<Vec<Origin>>,
 }
 
-/// A chunk's identity: (gpu, offset in its input buffer).
-type Origin = (u32, u64);
+/// A chunk's identity: the place (gpu, buffer, offset) it started in.
+type Origin = (u32, Buf, u64);
 
 /// Per sub-tick of a level being split: (sends, receives) per slot, pairs.
 type SubTick = (HashMap<u64, (u32, u32)>, Vec<(u64, u64)>);
@@ -55,267 +64,68 @@ type SubTick = (HashMap<u64, (u32, u32)>, Vec<(u64, u64)>);
 /// Steps a default MSCCL build runs per threadblock (`MSCCL_MAX_NUM_STEPS`).
 pub const RUNTIME_MAX_STEPS: usize = 64;
 
-struct Flat<'a> {
-    p: &'a Program,
-    /// Global step id of (gpu, tb, 0).
-    base: Vec<Vec<usize>>,
-    /// (gpu, tb, step) of every global id.
-    of: Vec<(usize, usize, usize)>,
-}
-
-impl Flat<'_> {
-    fn step(&self, id: usize) -> &super::Step {
-        let (g, t, k) = self.of[id];
-        &self.p.gpus[g].tbs[t].steps[k]
-    }
-    fn place(&self, id: usize) -> String {
-        let (g, t, k) = self.of[id];
-        let st = self.step(id);
-        format!(
-            "line {}, column {}: gpu {}, tb {}, step {k}",
-            st.at.0, st.at.1, self.p.gpus[g].id, self.p.gpus[g].tbs[t].id
-        )
-    }
-}
-
-enum Event {
-    Move {
-        from: (u32, Buf, u64),
-        to: (u32, Buf, u64),
-        cnt: u32,
-    },
-}
-
 /// Runs `p` as tickopt sees it (see the module docs).
 pub fn import(p: &Program) -> Result<Imported, InteropError> {
-    let mut base = Vec::new();
-    let mut of = Vec::new();
-    for (g, gpu) in p.gpus.iter().enumerate() {
-        let mut b = Vec::new();
-        for (t, tb) in gpu.tbs.iter().enumerate() {
-            b.push(of.len());
-            of.extend((0..tb.steps.len()).map(|k| (g, t, k)));
-        }
-        base.push(b);
-    }
-    let f = Flat { p, base, of };
-    let n = f.of.len();
-    // Pair sending steps with receiving steps, connection by connection.
-    let mut partner = vec![usize::MAX; n]; // send part -> recv step, recv part -> send step
-    let mut partner_of_recv = vec![usize::MAX; n];
-    let mut recv_lists: HashMap<(u32, u32, u32), Vec<usize>> = HashMap::new();
-    for (g, gpu) in p.gpus.iter().enumerate() {
-        for (t, tb) in gpu.tbs.iter().enumerate() {
-            if tb.recv >= 0 {
-                let ids = (0..tb.steps.len())
-                    .filter(|&k| tb.steps[k].kind.receives())
-                    .map(|k| f.base[g][t] + k)
-                    .collect();
-                recv_lists.insert((tb.recv as u32, gpu.id, tb.chan), ids);
-            }
-        }
-    }
-    for (g, gpu) in p.gpus.iter().enumerate() {
-        for (t, tb) in gpu.tbs.iter().enumerate() {
-            if tb.send < 0 {
-                continue;
-            }
-            let sends: Vec<usize> = (0..tb.steps.len())
-                .filter(|&k| tb.steps[k].kind.sends())
-                .map(|k| f.base[g][t] + k)
-                .collect();
-            let key = (gpu.id, tb.send as u32, tb.chan);
-            let recvs = recv_lists.remove(&key).unwrap_or_default();
-            for (j, &s) in sends.iter().enumerate() {
-                let Some(&r) = recvs.get(j) else {
-                    return Err(InteropError::Invalid(format!(
-                        "{}: send {j} from {} to {} on channel {} has no receive (gpu {} receives {} times from {} on that channel)",
-                        f.place(s), gpu.id, tb.send, tb.chan, tb.send, recvs.len(), gpu.id
-                    )));
-                };
-                if f.step(s).cnt != f.step(r).cnt {
-                    return Err(InteropError::Invalid(format!(
-                        "{}: sends {} chunks, but the receive it pairs with ({}) takes {}",
-                        f.place(s),
-                        f.step(s).cnt,
-                        f.place(r),
-                        f.step(r).cnt
-                    )));
-                }
-                partner[s] = r;
-                partner_of_recv[r] = s;
-            }
-            if let Some(&r) = recvs.get(sends.len()) {
-                return Err(InteropError::Invalid(format!(
-                    "{}: receive {} from {} has no send (gpu {} sends {} times to {} on channel {})",
-                    f.place(r), sends.len(), gpu.id, gpu.id, sends.len(), tb.send, tb.chan
-                )));
-            }
-        }
-    }
-    if let Some(r) = recv_lists.values().flatten().min() {
-        let (g, t, _) = f.of[*r];
-        return Err(InteropError::Invalid(format!(
-            "{}: receives from {}, which has no threadblock sending to gpu {} on channel {}",
-            f.place(*r),
-            p.gpus[g].tbs[t].recv,
-            p.gpus[g].id,
-            p.gpus[g].tbs[t].chan
-        )));
-    }
-    // Levels: advance every threadblock as far as its dependencies allow.
-    let mut done: Vec<Option<u64>> = vec![None; n]; // finish time of each step
-    let mut recv_tick: Vec<Option<u64>> = vec![None; n];
-    let mut send_tick: Vec<Option<u64>> = vec![None; n];
-    let tbs: Vec<(usize, usize)> = p
-        .gpus
-        .iter()
-        .enumerate()
-        .flat_map(|(g, gpu)| (0..gpu.tbs.len()).map(move |t| (g, t)))
-        .collect();
-    let mut cursor = vec![0usize; tbs.len()];
-    let tb_index: Vec<Vec<usize>> = {
-        let mut v = vec![Vec::new(); p.gpus.len()];
-        for (i, &(g, _)) in tbs.iter().enumerate() {
-            v[g].push(i);
-        }
-        v
-    };
-    let start_of = |id: usize, done: &[Option<u64>]| -> Option<u64> {
-        let (g, t, k) = f.of[id];
-        let prev = if k == 0 {
-            Some(0)
-        } else {
-            done[f.base[g][t] + k - 1]
-        };
-        let dep = match f.step(id).dep {
-            Some((depid, deps)) => done[f.base[g][depid as usize] + deps as usize],
-            None => Some(0),
-        };
-        Some(prev?.max(dep?))
-    };
-    let mut events = Vec::new();
-    let mut transfers = Vec::new();
-    let mut copies = 0u64;
-    loop {
-        let mut progress = false;
-        for (ti, &(g, t)) in tbs.iter().enumerate() {
-            let tb = &p.gpus[g].tbs[t];
-            while cursor[ti] < tb.steps.len() {
-                let id = f.base[g][t] + cursor[ti];
-                let Some(start) = start_of(id, &done) else {
-                    break;
-                };
-                let st = f.step(id);
-                if st.kind.receives() && recv_tick[id].is_none() {
-                    let u = partner_of_recv[id];
-                    let (ug, ut, uk) = f.of[u];
-                    let u_ti = tb_index[ug][ut];
-                    // The sender must be at that step with its inputs ready.
-                    if cursor[u_ti] != uk {
-                        break;
-                    }
-                    let Some(u_start) = start_of(u, &done) else {
-                        break;
-                    };
-                    let ready = match f.step(u).kind {
-                        StepKind::RecvCopySend => match recv_tick[u] {
-                            Some(rt) => u_start.max(rt + 1),
-                            None => break,
-                        },
-                        _ => u_start,
-                    };
-                    let tick = start.max(ready);
-                    recv_tick[id] = Some(tick);
-                    send_tick[u] = Some(tick);
-                    let us = f.step(u);
-                    let from = match us.kind {
-                        StepKind::RecvCopySend => (us.dstbuf, us.dstoff),
-                        _ => (us.srcbuf, us.srcoff),
-                    };
-                    let (src, dst) = (p.gpus[ug].id, p.gpus[g].id);
-                    events.push(Event::Move {
-                        from: (src, from.0, from.1 as u64),
-                        to: (dst, st.dstbuf, st.dstoff as u64),
-                        cnt: st.cnt,
-                    });
-                    transfers.push(Transfer {
-                        tick,
-                        src,
-                        dst,
-                        chunks: st.cnt,
-                    });
-                    progress = true;
-                }
-                let end = match st.kind {
-                    StepKind::Send | StepKind::RecvCopySend => match send_tick[id] {
-                        Some(t) => t + 1,
-                        None => break, // waits for its receiver
-                    },
-                    StepKind::Recv => recv_tick[id].expect("set above") + 1,
-                    StepKind::Copy => {
-                        copies += 1;
-                        let gid = p.gpus[g].id;
-                        events.push(Event::Move {
-                            from: (gid, st.srcbuf, st.srcoff as u64),
-                            to: (gid, st.dstbuf, st.dstoff as u64),
-                            cnt: st.cnt,
-                        });
-                        start
-                    }
-                    StepKind::Nop => start,
-                };
-                done[id] = Some(end);
-                cursor[ti] += 1;
-                progress = true;
-            }
-        }
-        if !progress {
-            break;
-        }
-    }
-    if let Some(ti) =
-        (0..tbs.len()).find(|&ti| cursor[ti] < p.gpus[tbs[ti].0].tbs[tbs[ti].1].steps.len())
-    {
-        let (g, t) = tbs[ti];
-        let id = f.base[g][t] + cursor[ti];
-        return Err(InteropError::Invalid(format!(
-            "{}: the program cannot finish: this step waits forever (a cycle of dependencies and send/receive pairs)",
-            f.place(id)
-        )));
-    }
+    let f = Flat::new(p);
+    let pairs = pair(&f)?;
+    let depth = buffer_depth(&p.proto);
+    let trace = run(&f, &pairs, depth)?;
+    let mut transfers = trace.transfers;
     transfers.sort_by_key(|t| t.tick); // stable: pairing order within a tick
     let ticks = transfers.iter().map(|t| t.tick + 1).max().unwrap_or(0);
-    // Where every chunk ends up, replaying moves in the order they happened.
-    let mut bufs: HashMap<(u32, Buf), Vec<Option<Origin>>> = HashMap::new();
-    for gpu in &p.gpus {
-        bufs.insert(
-            (gpu.id, Buf::Input),
-            (0..gpu.i_chunks).map(|o| Some((gpu.id, o))).collect(),
-        );
-        bufs.insert((gpu.id, Buf::Output), vec![None; gpu.o_chunks as usize]);
-        bufs.insert((gpu.id, Buf::Scratch), vec![None; gpu.s_chunks as usize]);
+    let mut notes = runtime_notes(p);
+    if trace.buffered > 0 {
+        notes.push(format!(
+            "{} send(s) go before their receive is reached: the executor writes them into the connection's buffer ({depth} chunks under proto {:?}) and goes on",
+            trace.buffered, p.proto
+        ));
     }
-    for Event::Move { from, to, cnt } in &events {
-        for j in 0..*cnt as u64 {
+    Ok(Imported {
+        ngpus: p.gpus.len() as u32,
+        transfers,
+        ticks,
+        copies: trace.copies,
+        buffered: trace.buffered,
+        notes,
+        outputs: replay(p, &trace.moves),
+    })
+}
+
+/// Every gpu's output buffer after `moves`, replayed in order from buffers
+/// that hold their own places.
+fn replay(p: &Program, moves: &[Move]) -> Vec<Vec<Origin>> {
+    let mut bufs: HashMap<(u32, Buf), Vec<Origin>> = HashMap::new();
+    for gpu in &p.gpus {
+        for (b, n) in [
+            (Buf::Input, gpu.i_chunks),
+            (Buf::Output, gpu.o_chunks),
+            (Buf::Scratch, gpu.s_chunks),
+        ] {
+            bufs.insert((gpu.id, b), (0..n).map(|o| (gpu.id, b, o)).collect());
+        }
+    }
+    for m in moves {
+        for j in 0..m.cnt as u64 {
             let v = bufs
-                .get(&(from.0, from.1))
-                .and_then(|b| b.get((from.2 + j) as usize))
-                .copied()
-                .flatten();
-            if let Some(slot) = bufs
-                .get_mut(&(to.0, to.1))
-                .and_then(|b| b.get_mut((to.2 + j) as usize))
-            {
+                .get(&(m.from.0, m.from.1))
+                .and_then(|b| b.get((m.from.2 + j) as usize))
+                .copied();
+            let slot = bufs
+                .get_mut(&(m.to.0, m.to.1))
+                .and_then(|b| b.get_mut((m.to.2 + j) as usize));
+            if let (Some(v), Some(slot)) = (v, slot) {
                 *slot = v;
             }
         }
     }
-    let outputs = p
-        .gpus
+    p.gpus
         .iter()
         .map(|g| bufs.remove(&(g.id, Buf::Output)).unwrap_or_default())
-        .collect();
+        .collect()
+}
+
+/// What the executor would say of the file that tickopt can still read.
+fn runtime_notes(p: &Program) -> Vec<String> {
     let mut notes = Vec::new();
     for (key, v, why) in [
         ("minBytes", p.min_bytes.is_some(), " (Azure/msccl#26)"),
@@ -327,6 +137,12 @@ pub fn import(p: &Program) -> Result<Imported, InteropError> {
                 "<algo> has no {key}: the MSCCL executor's parser refuses the file{why}"
             ));
         }
+    }
+    if !matches!(p.proto.as_str(), "Simple" | "LL" | "LL128") {
+        notes.push(format!(
+            "proto {:?}: the MSCCL executor knows Simple, LL and LL128 (run here with Simple's buffer depth)",
+            p.proto
+        ));
     }
     if let Some((g, tb)) = p
         .gpus
@@ -341,14 +157,7 @@ pub fn import(p: &Program) -> Result<Imported, InteropError> {
             tb.steps.len()
         ));
     }
-    Ok(Imported {
-        ngpus: p.gpus.len() as u32,
-        transfers,
-        ticks,
-        copies,
-        notes,
-        outputs,
-    })
+    notes
 }
 
 impl Imported {
@@ -361,15 +170,38 @@ impl Imported {
         m
     }
 
-    /// The transfer instance: one demand per pair, `chunks x bw` bits.
+    /// Chunks that start on gpu a and end up in gpu b's output buffer, for
+    /// every pair a != b with any ([`Demands::EndToEnd`]).
+    pub fn end_to_end_counts(&self) -> BTreeMap<(u32, u32), u64> {
+        let mut m = BTreeMap::new();
+        for (dst, out) in self.outputs.iter().enumerate() {
+            for &(src, _, _) in out {
+                if src != dst as u32 {
+                    *m.entry((src, dst as u32)).or_insert(0) += 1;
+                }
+            }
+        }
+        m
+    }
+
+    /// The chunk counts of `demands`.
+    pub fn counts(&self, demands: Demands) -> BTreeMap<(u32, u32), u64> {
+        match demands {
+            Demands::Hops => self.chunk_counts(),
+            Demands::EndToEnd => self.end_to_end_counts(),
+        }
+    }
+
+    /// The instance of `demands`: one demand per pair, `chunks x bw` bits.
     pub fn instance(
         &self,
+        demands: Demands,
         model: Model,
         bw: u64,
         ports: Option<u32>,
     ) -> Result<Instance, InteropError> {
         let demands: Vec<(Demand, Option<u64>)> = self
-            .chunk_counts()
+            .counts(demands)
             .into_iter()
             .map(|((src, dst), c)| {
                 c.checked_mul(bw)
@@ -437,12 +269,68 @@ impl Imported {
     }
 
     /// Where chunk `off` of `gpu`'s output buffer came from: (gpu, offset
-    /// in its input buffer), or `None` if nothing was written there.
+    /// in its input buffer), or `None` if it holds no input chunk.
     pub fn output_origin(&self, gpu: u32, off: u64) -> Option<(u32, u64)> {
-        self.outputs
-            .get(gpu as usize)?
-            .get(off as usize)
-            .copied()
-            .flatten()
+        match *self.outputs.get(gpu as usize)?.get(off as usize)? {
+            (g, Buf::Input, o) => Some((g, o)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Imported, InteropError> {
+        import(&super::super::parse(text)?)
+    }
+
+    #[test]
+    fn a_ring_that_sends_first_runs_in_three_levels_with_every_send_buffered() {
+        let ring = load(include_str!(
+            "../../../tests/data/msccl_allgather_ring_4.xml"
+        ))
+        .unwrap();
+        assert_eq!(ring.ticks, 3);
+        assert_eq!(ring.buffered, 12);
+        let ticks: Vec<u64> = ring.transfers.iter().map(|t| t.tick).collect();
+        assert_eq!(ticks, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+        assert_eq!(ring.chunk_counts().len(), 4);
+        assert_eq!(ring.end_to_end_counts().len(), 12);
+        assert!(ring.end_to_end_counts().values().all(|&c| c == 1));
+    }
+
+    #[test]
+    fn a_relay_counts_its_hops_and_its_collective() {
+        let relay = load(include_str!(
+            "../../../tests/data/msccl_alltoall_2x4_relay.xml"
+        ))
+        .unwrap();
+        let hops: u64 = relay.chunk_counts().values().sum();
+        let e2e = relay.end_to_end_counts();
+        assert_eq!((relay.chunk_counts().len(), hops), (32, 80));
+        assert_eq!(e2e.len(), 56);
+        for a in 0..8u32 {
+            for b in (0..8u32).filter(|&b| b != a) {
+                assert_eq!(e2e.get(&(a, b)), Some(&1), "{a} -> {b}");
+                // gpu b's output holds a's chunk for b at offset a.
+                assert_eq!(relay.output_origin(b, a as u64), Some((a, b as u64)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_buffer_depth_depends_on_the_protocol() {
+        let text = include_str!("../../../tests/data/msccl_overflow_2.xml");
+        let e = load(text).unwrap_err().to_string();
+        assert!(
+            e.contains("does not fit the connection's buffer (2 chunks"),
+            "{e}"
+        );
+        let ll = load(&text.replace("proto=\"Simple\"", "proto=\"LL128\"")).unwrap();
+        assert_eq!((ll.ticks, ll.buffered), (1, 2));
+        let e = load(include_str!("../../../tests/data/msccl_cycle_2.xml")).unwrap_err();
+        assert!(e.to_string().contains("waits forever"), "{e}");
     }
 }

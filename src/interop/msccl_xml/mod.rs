@@ -20,7 +20,10 @@
 //! for receiving, so the k-th send from a to b on channel c meets the k-th
 //! receive at b from a on channel c. A step with `depid`/`deps` waits until
 //! threadblock `depid` of the same gpu has finished its step `deps`, which
-//! must carry `hasdep="1"` (it then raises a flag). Buffers are counted in
+//! must carry `hasdep="1"` (it then raises a flag). A send writes into
+//! the connection's buffer (a few chunks, [`buffer_depth`]) and goes on;
+//! only a receive waits (the importer's runner, `run.rs`, says how that
+//! becomes dependency levels). Buffers are counted in
 //! chunks of one size: `i` input, `o` output, `s` scratch; `cnt` chunks
 //! move from `srcoff` (or into `dstoff`). The executor refuses a file
 //! without `minBytes`/`maxBytes` (Azure/msccl#26: it is then silently
@@ -29,15 +32,21 @@
 //!
 //! Export ([`export`]) and import ([`import`]) are in their own files;
 //! [`Program`] is the one in-memory form both use, [`Program::to_xml`] its
-//! one writer and [`parse`] its one reader.
+//! one writer and [`parse`] its one reader. Import goes parse -> pair
+//! (`pairing.rs`: which receive each send meets) -> run (`run.rs`:
+//! dependency levels with buffered sends) -> replay (`levels.rs`: where
+//! every chunk ends up, the hop and end-to-end instances, [`Demands`]).
 
 mod export;
 mod levels;
+mod pairing;
 mod parse;
+mod run;
 
 pub use export::{export, Exported};
-pub use levels::{import, Imported, Transfer};
+pub use levels::{import, Demands, Imported, Transfer};
 pub use parse::parse;
+pub use run::{buffer_depth, MSCCL_CHUNKSTEPS, NCCL_STEPS};
 
 /// A buffer of a gpu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

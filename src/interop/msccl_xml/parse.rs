@@ -80,7 +80,9 @@ fn buf(ctx: &Ctx, n: Node, what: &str, key: &str) -> Result<Buf, InteropError> {
     }
 }
 
-/// Parses and checks an MSCCL algorithm XML (see the module docs).
+/// Parses and checks an MSCCL algorithm XML (see the module docs): the
+/// `<algo>` header, every gpu with its threadblocks and steps, then the
+/// dependencies across threadblocks.
 pub fn parse(text: &str) -> Result<Program, InteropError> {
     let doc = Document::parse(text).map_err(|e| InteropError::Invalid(format!("not XML: {e}")))?;
     let ctx = Ctx { doc: &doc };
@@ -101,7 +103,58 @@ pub fn parse(text: &str) -> Result<Program, InteropError> {
         )));
     }
     let ngpus = ctx.uint(algo, "", "ngpus")?;
-    let mut program = Program {
+    let mut program = header(&ctx, algo)?;
+    let mut seen_gpu = HashSet::new();
+    for g in elements(algo) {
+        expect_tag(&ctx, g, "", "gpu", "algo")?;
+        let id = ctx.uint(g, "", "id")?;
+        let gw = format!("gpu {id}: ");
+        if id >= ngpus {
+            return Err(ctx.err(g, &gw, format!("id is not below ngpus={ngpus}")));
+        }
+        if !seen_gpu.insert(id) {
+            return Err(ctx.err(g, &gw, "a second <gpu> with this id"));
+        }
+        program
+            .gpus
+            .push(gpu(&ctx, g, id, ngpus, program.nchannels)?);
+    }
+    if program.gpus.len() as u64 != ngpus {
+        let missing = (0..ngpus).find(|g| !seen_gpu.contains(g)).unwrap_or(0);
+        return Err(ctx.err(
+            algo,
+            "",
+            format!("ngpus={ngpus} but gpu {missing} has no <gpu> element"),
+        ));
+    }
+    program.gpus.sort_by_key(|g| g.id);
+    for g in &program.gpus {
+        check_deps(g)?;
+    }
+    Ok(program)
+}
+
+/// An element that must be `<want>` inside `<parent>`.
+fn expect_tag(
+    ctx: &Ctx,
+    n: Node,
+    what: &str,
+    want: &str,
+    parent: &str,
+) -> Result<(), InteropError> {
+    if n.tag_name().name() == want {
+        return Ok(());
+    }
+    Err(ctx.err(
+        n,
+        what,
+        format!("unexpected <{}> in <{parent}>", n.tag_name().name()),
+    ))
+}
+
+/// The `<algo>` attributes (no gpus yet).
+fn header(ctx: &Ctx, algo: Node) -> Result<Program, InteropError> {
+    Ok(Program {
         name: algo.attribute("name").unwrap_or("").to_string(),
         proto: ctx.attr(algo, "", "proto")?.to_string(),
         coll: ctx.attr(algo, "", "coll")?.to_string(),
@@ -117,234 +170,249 @@ pub fn parse(text: &str) -> Result<Program, InteropError> {
         min_bytes: ctx.opt_uint(algo, "", "minBytes")?,
         max_bytes: ctx.opt_uint(algo, "", "maxBytes")?,
         gpus: Vec::new(),
+    })
+}
+
+/// One `<gpu>`: its buffers and threadblocks (one per send peer and
+/// channel, one per receive peer and channel, ids 0..n without gaps).
+fn gpu(ctx: &Ctx, g: Node, id: u64, ngpus: u64, nchannels: u32) -> Result<Gpu, InteropError> {
+    let gw = format!("gpu {id}: ");
+    let mut gpu = Gpu {
+        id: id as u32,
+        i_chunks: ctx.uint(g, &gw, "i_chunks")?,
+        o_chunks: ctx.uint(g, &gw, "o_chunks")?,
+        s_chunks: ctx.uint(g, &gw, "s_chunks")?,
+        tbs: Vec::new(),
+        at: ctx.at(g),
     };
-    let mut seen_gpu = HashSet::new();
-    for g in elements(algo) {
-        if g.tag_name().name() != "gpu" {
+    let mut tb_ids = HashSet::new();
+    let mut peers = (HashSet::new(), HashSet::new());
+    for t in elements(g) {
+        expect_tag(ctx, t, &gw, "tb", "gpu")?;
+        let tid = ctx.uint(t, &gw, "id")?;
+        let tw = format!("gpu {id}, tb {tid}: ");
+        if !tb_ids.insert(tid) {
+            return Err(ctx.err(t, &tw, "a second <tb> with this id on the gpu"));
+        }
+        let mut tb = threadblock(ctx, t, &tw, id, (ngpus, nchannels), &mut peers)?;
+        for (k, st) in elements(t).enumerate() {
+            let step = step(ctx, st, id, tid, k, &tb)?;
+            check_bounds(
+                ctx,
+                st,
+                &format!("gpu {id}, tb {tid}, step {k}: "),
+                &gpu,
+                &step,
+            )?;
+            tb.steps.push(step);
+        }
+        gpu.tbs.push(tb);
+    }
+    // The executor wants threadblock ids 0..n without holes.
+    let n = gpu.tbs.len() as u64;
+    if let Some(t) = gpu.tbs.iter().find(|t| t.id as u64 >= n) {
+        return Err(InteropError::Invalid(format!(
+            "line {}, column {}: gpu {id}, tb {}: threadblock ids must be 0..{} without gaps",
+            t.at.0, t.at.1, t.id, n
+        )));
+    }
+    gpu.tbs.sort_by_key(|t| t.id);
+    Ok(gpu)
+}
+
+/// Send and receive peers, each with its channel, of a gpu's threadblocks.
+type Peers = (HashSet<(i64, u64)>, HashSet<(i64, u64)>);
+
+/// A `<tb>`'s attributes (no steps yet): peers are -1 or another gpu below
+/// `ngpus`, one threadblock per send peer and channel (likewise for
+/// receiving, `peers` holds those seen), the channel below `nchannels`.
+fn threadblock(
+    ctx: &Ctx,
+    t: Node,
+    tw: &str,
+    gpu: u64,
+    (ngpus, nchannels): (u64, u32),
+    peers: &mut Peers,
+) -> Result<Threadblock, InteropError> {
+    let tid = ctx.uint(t, tw, "id")?;
+    let send = ctx.int(t, tw, "send")?;
+    let recv = ctx.int(t, tw, "recv")?;
+    let chan = ctx.uint(t, tw, "chan")?;
+    for (key, p) in [("send", send), ("recv", recv)] {
+        if p < -1 || p >= ngpus as i64 || p == gpu as i64 {
             return Err(ctx.err(
-                g,
-                "",
-                format!("unexpected <{}> in <algo>", g.tag_name().name()),
+                t,
+                tw,
+                format!("{key}={p} is not a peer (-1 or another gpu below ngpus={ngpus})"),
             ));
         }
-        let id = ctx.uint(g, "", "id")?;
-        let gw = format!("gpu {id}: ");
-        if id >= ngpus {
-            return Err(ctx.err(g, &gw, format!("id is not below ngpus={ngpus}")));
-        }
-        if !seen_gpu.insert(id) {
-            return Err(ctx.err(g, &gw, "a second <gpu> with this id"));
-        }
-        let mut gpu = Gpu {
-            id: id as u32,
-            i_chunks: ctx.uint(g, &gw, "i_chunks")?,
-            o_chunks: ctx.uint(g, &gw, "o_chunks")?,
-            s_chunks: ctx.uint(g, &gw, "s_chunks")?,
-            tbs: Vec::new(),
-            at: ctx.at(g),
-        };
-        let mut tb_ids = HashSet::new();
-        let mut send_peers = HashSet::new();
-        let mut recv_peers = HashSet::new();
-        for t in elements(g) {
-            if t.tag_name().name() != "tb" {
-                return Err(ctx.err(
-                    t,
-                    &gw,
-                    format!("unexpected <{}> in <gpu>", t.tag_name().name()),
-                ));
-            }
-            let tid = ctx.uint(t, &gw, "id")?;
-            let tw = format!("gpu {id}, tb {tid}: ");
-            if !tb_ids.insert(tid) {
-                return Err(ctx.err(t, &tw, "a second <tb> with this id on the gpu"));
-            }
-            let send = ctx.int(t, &tw, "send")?;
-            let recv = ctx.int(t, &tw, "recv")?;
-            let chan = ctx.uint(t, &tw, "chan")?;
-            for (key, p) in [("send", send), ("recv", recv)] {
-                if p < -1 || p >= ngpus as i64 || p == id as i64 {
-                    return Err(ctx.err(
-                        t,
-                        &tw,
-                        format!("{key}={p} is not a peer (-1 or another gpu below ngpus={ngpus})"),
-                    ));
-                }
-            }
-            if send >= 0 && !send_peers.insert((send, chan)) {
-                return Err(ctx.err(t, &tw, format!("a second threadblock sending to {send} on channel {chan} (sends to one peer on one channel must be in one threadblock)")));
-            }
-            if recv >= 0 && !recv_peers.insert((recv, chan)) {
-                return Err(ctx.err(
-                    t,
-                    &tw,
-                    format!("a second threadblock receiving from {recv} on channel {chan}"),
-                ));
-            }
-            if chan >= program.nchannels as u64 {
-                return Err(ctx.err(
-                    t,
-                    &tw,
-                    format!("chan={chan} is not below nchannels={}", program.nchannels),
-                ));
-            }
-            let mut tb = Threadblock {
-                id: tid as u32,
-                send,
-                recv,
-                chan: chan as u32,
-                steps: Vec::new(),
-                at: ctx.at(t),
-            };
-            for (k, st) in elements(t).enumerate() {
-                if st.tag_name().name() != "step" {
-                    return Err(ctx.err(
-                        st,
-                        &tw,
-                        format!("unexpected <{}> in <tb>", st.tag_name().name()),
-                    ));
-                }
-                let s = ctx.int(st, &tw, "s")?;
-                let sw = format!("gpu {id}, tb {tid}, step {s}: ");
-                if s != k as i64 {
-                    return Err(ctx.err(
-                        st,
-                        &sw,
-                        format!("s={s}, but it is step {k} of the threadblock"),
-                    ));
-                }
-                let ty = ctx.attr(st, &sw, "type")?;
-                let kind = match ty {
-                    "s" => StepKind::Send,
-                    "r" => StepKind::Recv,
-                    "rcs" => StepKind::RecvCopySend,
-                    "cpy" => StepKind::Copy,
-                    "nop" => StepKind::Nop,
-                    t if REFUSED_TYPES.contains(&t) => {
-                        return Err(ctx.err(st, &sw, format!("type {t:?} reduces; tickopt imports programs that move data (s, r, rcs, cpy, nop) and refuses the reducing types rrc, rrs, rrcs and re")));
-                    }
-                    t => {
-                        return Err(ctx.err(
-                            st,
-                            &sw,
-                            format!("type {t:?} is not an MSCCL step type"),
-                        ))
-                    }
-                };
-                let cnt = ctx.uint(st, &sw, "cnt")?;
-                let cnt = u32::try_from(cnt).map_err(|_| ctx.err(st, &sw, "cnt is too large"))?;
-                let depid = ctx.int(st, &sw, "depid")?;
-                let deps = ctx.int(st, &sw, "deps")?;
-                let dep = if depid >= 0 {
-                    let deps = u32::try_from(deps)
-                        .map_err(|_| ctx.err(st, &sw, format!("depid={depid} with deps={deps}")))?;
-                    Some((depid as u32, deps))
-                } else {
-                    None
-                };
-                let step = Step {
-                    kind,
-                    srcbuf: buf(&ctx, st, &sw, "srcbuf")?,
-                    srcoff: ctx.int(st, &sw, "srcoff")?,
-                    dstbuf: buf(&ctx, st, &sw, "dstbuf")?,
-                    dstoff: ctx.int(st, &sw, "dstoff")?,
-                    cnt,
-                    dep,
-                    hasdep: ctx.flag(st, &sw, "hasdep")?,
-                    at: ctx.at(st),
-                };
-                if kind.sends() && send < 0 {
-                    return Err(ctx.err(
-                        st,
-                        &sw,
-                        format!("a {ty:?} step in a threadblock without a send peer"),
-                    ));
-                }
-                if kind.receives() && recv < 0 {
-                    return Err(ctx.err(
-                        st,
-                        &sw,
-                        format!("a {ty:?} step in a threadblock without a receive peer"),
-                    ));
-                }
-                if kind != StepKind::Nop && cnt == 0 {
-                    return Err(ctx.err(st, &sw, "cnt=0 moves nothing"));
-                }
-                // The local side of the step must lie inside its buffer.
-                let size = |b: Buf| match b {
-                    Buf::Input => gpu.i_chunks,
-                    Buf::Output => gpu.o_chunks,
-                    Buf::Scratch => gpu.s_chunks,
-                };
-                let local_src = matches!(kind, StepKind::Send | StepKind::Copy);
-                let local_dst = matches!(
-                    kind,
-                    StepKind::Recv | StepKind::RecvCopySend | StepKind::Copy
-                );
-                for (is_local, b, off, key) in [
-                    (local_src, step.srcbuf, step.srcoff, "srcoff"),
-                    (local_dst, step.dstbuf, step.dstoff, "dstoff"),
-                ] {
-                    if is_local && (off < 0 || off as u64 + cnt as u64 > size(b)) {
-                        return Err(ctx.err(
-                            st,
-                            &sw,
-                            format!(
-                                "{key}={off} cnt={cnt} is outside buffer {:?} of {} chunks",
-                                b.as_str(),
-                                size(b)
-                            ),
-                        ));
-                    }
-                }
-                tb.steps.push(step);
-            }
-            gpu.tbs.push(tb);
-        }
-        // The executor wants threadblock ids 0..n without holes.
-        let n = gpu.tbs.len() as u64;
-        if let Some(t) = gpu.tbs.iter().find(|t| t.id as u64 >= n) {
-            return Err(InteropError::Invalid(format!(
-                "line {}, column {}: gpu {id}, tb {}: threadblock ids must be 0..{} without gaps",
-                t.at.0, t.at.1, t.id, n
-            )));
-        }
-        gpu.tbs.sort_by_key(|t| t.id);
-        program.gpus.push(gpu);
     }
-    if program.gpus.len() as u64 != ngpus {
-        let missing = (0..ngpus).find(|g| !seen_gpu.contains(g)).unwrap_or(0);
+    if send >= 0 && !peers.0.insert((send, chan)) {
+        return Err(ctx.err(t, tw, format!("a second threadblock sending to {send} on channel {chan} (sends to one peer on one channel must be in one threadblock)")));
+    }
+    if recv >= 0 && !peers.1.insert((recv, chan)) {
         return Err(ctx.err(
-            algo,
-            "",
-            format!("ngpus={ngpus} but gpu {missing} has no <gpu> element"),
+            t,
+            tw,
+            format!("a second threadblock receiving from {recv} on channel {chan}"),
         ));
     }
-    program.gpus.sort_by_key(|g| g.id);
-    // Dependencies name a step of another threadblock of the same gpu.
-    for g in &program.gpus {
-        for t in &g.tbs {
-            for (k, st) in t.steps.iter().enumerate() {
-                if let Some((depid, deps)) = st.dep {
-                    let ok = g
-                        .tbs
-                        .get(depid as usize)
-                        .is_some_and(|d| (deps as usize) < d.steps.len());
-                    if !ok {
-                        return Err(InteropError::Invalid(format!(
-                            "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which gpu {} does not have",
-                            st.at.0, st.at.1, g.id, t.id, g.id
-                        )));
-                    }
-                    if !g.tbs[depid as usize].steps[deps as usize].hasdep {
-                        return Err(InteropError::Invalid(format!(
-                            "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which has hasdep=\"0\" (the executor raises the flag a dependency waits for only at hasdep=\"1\" steps)",
-                            st.at.0, st.at.1, g.id, t.id
-                        )));
-                    }
-                }
+    if chan >= nchannels as u64 {
+        return Err(ctx.err(
+            t,
+            tw,
+            format!("chan={chan} is not below nchannels={nchannels}"),
+        ));
+    }
+    Ok(Threadblock {
+        id: tid as u32,
+        send,
+        recv,
+        chan: chan as u32,
+        steps: Vec::new(),
+        at: ctx.at(t),
+    })
+}
+
+/// The step type of a `type` attribute; the reducing types are refused by
+/// name.
+fn step_kind(ctx: &Ctx, st: Node, sw: &str, ty: &str) -> Result<StepKind, InteropError> {
+    Ok(match ty {
+        "s" => StepKind::Send,
+        "r" => StepKind::Recv,
+        "rcs" => StepKind::RecvCopySend,
+        "cpy" => StepKind::Copy,
+        "nop" => StepKind::Nop,
+        t if REFUSED_TYPES.contains(&t) => {
+            return Err(ctx.err(st, sw, format!("type {t:?} reduces; tickopt imports programs that move data (s, r, rcs, cpy, nop) and refuses the reducing types rrc, rrs, rrcs and re")));
+        }
+        t => return Err(ctx.err(st, sw, format!("type {t:?} is not an MSCCL step type"))),
+    })
+}
+
+/// Step `k` of threadblock `tb` (`tid`) of gpu `gpu`: its number, type,
+/// count and dependency, and a peer for what it sends or receives.
+fn step(
+    ctx: &Ctx,
+    st: Node,
+    gpu: u64,
+    tid: u64,
+    k: usize,
+    tb: &Threadblock,
+) -> Result<Step, InteropError> {
+    expect_tag(ctx, st, &format!("gpu {gpu}, tb {tid}: "), "step", "tb")?;
+    let tw = format!("gpu {gpu}, tb {tid}: ");
+    let s = ctx.int(st, &tw, "s")?;
+    let sw = format!("gpu {gpu}, tb {tid}, step {s}: ");
+    if s != k as i64 {
+        return Err(ctx.err(
+            st,
+            &sw,
+            format!("s={s}, but it is step {k} of the threadblock"),
+        ));
+    }
+    let ty = ctx.attr(st, &sw, "type")?;
+    let kind = step_kind(ctx, st, &sw, ty)?;
+    let cnt = ctx.uint(st, &sw, "cnt")?;
+    let cnt = u32::try_from(cnt).map_err(|_| ctx.err(st, &sw, "cnt is too large"))?;
+    let depid = ctx.int(st, &sw, "depid")?;
+    let deps = ctx.int(st, &sw, "deps")?;
+    let dep = if depid >= 0 {
+        let deps = u32::try_from(deps)
+            .map_err(|_| ctx.err(st, &sw, format!("depid={depid} with deps={deps}")))?;
+        Some((depid as u32, deps))
+    } else {
+        None
+    };
+    let step = Step {
+        kind,
+        srcbuf: buf(ctx, st, &sw, "srcbuf")?,
+        srcoff: ctx.int(st, &sw, "srcoff")?,
+        dstbuf: buf(ctx, st, &sw, "dstbuf")?,
+        dstoff: ctx.int(st, &sw, "dstoff")?,
+        cnt,
+        dep,
+        hasdep: ctx.flag(st, &sw, "hasdep")?,
+        at: ctx.at(st),
+    };
+    if kind.sends() && tb.send < 0 {
+        return Err(ctx.err(
+            st,
+            &sw,
+            format!("a {ty:?} step in a threadblock without a send peer"),
+        ));
+    }
+    if kind.receives() && tb.recv < 0 {
+        return Err(ctx.err(
+            st,
+            &sw,
+            format!("a {ty:?} step in a threadblock without a receive peer"),
+        ));
+    }
+    if kind != StepKind::Nop && cnt == 0 {
+        return Err(ctx.err(st, &sw, "cnt=0 moves nothing"));
+    }
+    Ok(step)
+}
+
+/// The local side of a step (what it reads or writes on its own gpu) lies
+/// inside its buffer.
+fn check_bounds(ctx: &Ctx, st: Node, sw: &str, gpu: &Gpu, step: &Step) -> Result<(), InteropError> {
+    let size = |b: Buf| match b {
+        Buf::Input => gpu.i_chunks,
+        Buf::Output => gpu.o_chunks,
+        Buf::Scratch => gpu.s_chunks,
+    };
+    let local_src = matches!(step.kind, StepKind::Send | StepKind::Copy);
+    let local_dst = matches!(
+        step.kind,
+        StepKind::Recv | StepKind::RecvCopySend | StepKind::Copy
+    );
+    let cnt = step.cnt;
+    for (is_local, b, off, key) in [
+        (local_src, step.srcbuf, step.srcoff, "srcoff"),
+        (local_dst, step.dstbuf, step.dstoff, "dstoff"),
+    ] {
+        if is_local && (off < 0 || off as u64 + cnt as u64 > size(b)) {
+            return Err(ctx.err(
+                st,
+                sw,
+                format!(
+                    "{key}={off} cnt={cnt} is outside buffer {:?} of {} chunks",
+                    b.as_str(),
+                    size(b)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Dependencies name a step of another threadblock of the same gpu, and
+/// that step raises its flag (`hasdep="1"`).
+fn check_deps(g: &Gpu) -> Result<(), InteropError> {
+    for t in &g.tbs {
+        for (k, st) in t.steps.iter().enumerate() {
+            let Some((depid, deps)) = st.dep else {
+                continue;
+            };
+            let target = g
+                .tbs
+                .get(depid as usize)
+                .and_then(|d| d.steps.get(deps as usize));
+            let Some(target) = target else {
+                return Err(InteropError::Invalid(format!(
+                    "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which gpu {} does not have",
+                    st.at.0, st.at.1, g.id, t.id, g.id
+                )));
+            };
+            if !target.hasdep {
+                return Err(InteropError::Invalid(format!(
+                    "line {}, column {}: gpu {}, tb {}, step {k}: depends on tb {depid} step {deps}, which has hasdep=\"0\" (the executor raises the flag a dependency waits for only at hasdep=\"1\" steps)",
+                    st.at.0, st.at.1, g.id, t.id
+                )));
             }
         }
     }
-    Ok(program)
+    Ok(())
 }
