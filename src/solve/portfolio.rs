@@ -213,8 +213,9 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // The odd-set search gets the time limit (default 10 s) too; cut short,
     // it leaves a valid but incomplete bound and the status says so.
     let deadline = t0 + request.time_limit.unwrap_or(DEFAULT_BOUND_TIME);
+    let tb = Instant::now();
     let bounds = exact_bounds_until(inst, &g, Some(deadline));
-    let bounds_seconds = t0.elapsed().as_secs_f64();
+    let bounds_seconds = tb.elapsed().as_secs_f64();
     let sol = match (inst.model, request.solver) {
         // Beyond copyspace-guard v0 (ports > 1 or per-demand bandwidth).
         // The greedy-only solve is the cheap pass above: only its status
@@ -250,7 +251,9 @@ fn finish(
     t0: Instant,
     bounds_seconds: f64,
 ) -> Result<Solution, EngineError> {
+    let tv = Instant::now();
     let report = validate_compact(inst, &sol.schedule);
+    let validate_seconds = tv.elapsed().as_secs_f64();
     if !report.passed() {
         return Err(EngineError::InvalidSchedule {
             solver: sol.stats.solver,
@@ -262,6 +265,7 @@ fn finish(
     sol.attach_proof(inst);
     sol.stats.seconds = t0.elapsed().as_secs_f64();
     sol.stats.bounds_seconds = bounds_seconds;
+    sol.stats.validate_seconds = validate_seconds;
     Ok(sol)
 }
 
