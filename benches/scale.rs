@@ -1,9 +1,9 @@
 //! Criterion benchmarks at cluster scale (issue 15): the structural
 //! colouring (uniform all-to-all up to 2048 slots, odd rings up to 10,001
 //! slots at multiplicity 1e6) end to end through `solve_instance`, the
-//! odd-set bound on an odd ring, demands-CSV and instance-JSON parsing,
-//! and a ring at
-//! multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
+//! odd-set bound on odd rings (one of 20,001 slots with 100 chords:
+//! blocks and chain contraction, issue 39), demands-CSV and instance-JSON
+//! parsing, and a ring at multiplicity 1e2 vs 1e5; the backbone colouring (an odd ring with light
 //! chords) and planted odd cliques in 20,000-slot sparse graphs; a
 //! transformer checkpoint resharded from training to inference GPUs
 //! (`gen reshard_model`, issue 29) under both models; skewed MoE
@@ -133,6 +133,12 @@ fn bounds(c: &mut Criterion) {
     for (name, inst) in [
         ("ring_n2001_m1000", ring(2001, 1000)),
         ("ring_n10001_m1e6", ring(10_001, 1_000_000)),
+        // Issue 39: one block of 200 branch slots and 200 chains once
+        // contracted (78 s before blocks and chains, by 20,000 flows).
+        (
+            "ring_chords_n20001_m1000_c100",
+            ring_chords(20_001, 1000, 100),
+        ),
     ] {
         let dg = DemandGraph::new(&inst);
         g.bench_function(name, |b| b.iter(|| black_box(exact_bounds(&inst, &dg))));

@@ -80,7 +80,7 @@ pub struct Claim {
     /// has (a witness is rejected for them).
     #[serde(skip)]
     pub witness_extra_fields: Vec<String>,
-    /// Every other key: informational (solver, seconds, ...) or unknown;
+    /// Every other key: informational (solver, seconds, timings, ...) or unknown;
     /// listed as not checked.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,

@@ -120,6 +120,71 @@ fn csv_input_with_flags_and_overrides() {
     assert_eq!(read_json(&sum)["chunks"].as_u64(), Some(120));
 }
 
+/// The summary's `timings` (issue 39): the five phases in seconds, as the
+/// last key; without it (and `seconds`) two runs write the same bytes, and
+/// `verify` accepts the claim, listing `timings` as not checked.
+#[test]
+fn summary_timings_are_last_and_change_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = data("k5_m3_strict1.json");
+    let mut texts = Vec::new();
+    for i in 0..2 {
+        let (out, sum) = (
+            dir.path().join(format!("o{i}.json")),
+            dir.path().join(format!("s{i}.json")),
+        );
+        let o = run(&[
+            "solve",
+            inst.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--summary",
+            sum.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&sum).unwrap();
+        let s = read_json(&sum);
+        let t = s["timings"].as_object().expect("timings object");
+        let keys: Vec<&str> = t.keys().map(String::as_str).collect();
+        let mut want = vec!["parse", "bounds", "solve", "validate", "write"];
+        want.sort_unstable();
+        let mut got = keys.clone();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        assert!(t.values().all(|x| x.as_f64().is_some_and(|x| x >= 0.0)));
+        // In that order, and last of all.
+        let at = |k: &str| text.find(&format!("\"{k}\":")).unwrap();
+        let tail = &text[at("timings")..];
+        let inner = |k: &str| tail.find(&format!("\"{k}\":")).unwrap();
+        let order = ["parse", "bounds", "solve", "validate", "write"];
+        assert!(
+            order.windows(2).all(|w| inner(w[0]) < inner(w[1])),
+            "{text}"
+        );
+        assert!(text.trim_end().ends_with("}\n}"), "{text}");
+        let v = run(&[
+            "verify",
+            inst.to_str().unwrap(),
+            out.to_str().unwrap(),
+            sum.to_str().unwrap(),
+        ]);
+        assert_eq!(v.status.code(), Some(0), "{}", stdout(&v));
+        assert!(
+            stdout(&v)
+                .lines()
+                .any(|l| l.contains("not checked:") && l.contains("timings")),
+            "{}",
+            stdout(&v)
+        );
+        // Everything before `timings`, but the whole-solve `seconds`.
+        let head = &text[..at("timings")];
+        let seconds = head.find("\"seconds\":").unwrap();
+        let line_end = seconds + head[seconds..].find('\n').unwrap();
+        texts.push(format!("{}{}", &head[..seconds], &head[line_end..]));
+    }
+    assert_eq!(texts[0], texts[1]);
+}
+
 #[test]
 fn bounds_text_and_json() {
     let o = run(&[

@@ -16,8 +16,10 @@ pub struct BoundsArgs {
     pub json: bool,
     /// Time limit in seconds for the odd-set search (default: none). When it
     /// runs out, the best bound found is printed with its witness, marked
-    /// partial. (From 4096 slots, where a backbone colouring meets the cheap
-    /// bound, that colouring settles the bound and the search does not run.)
+    /// partial. (Where the search would still face 4096 or more vertices
+    /// after splitting into blocks and contracting chains, and a backbone
+    /// colouring meets the cheap bound, that colouring settles the bound
+    /// and the search does not run.)
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// With a cost model, also the proven bound in seconds over every

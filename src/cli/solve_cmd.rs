@@ -3,14 +3,14 @@
 use super::common::{
     explain_write_error, parse_chunk_arg, prepare_outputs, CostArgs, InstanceArgs, OutputLimitArgs,
 };
-use super::summary::Summary;
+use super::summary::{Summary, Timings};
 use crate::schedule::writers::check_output_size;
 use crate::schedule::{write_schedule, Format};
 use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -163,6 +163,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     // work; nothing appears under an output name before the end.
     let [out_file, summary_file] = prepare_outputs([a.out.as_deref(), a.summary.as_deref()])?;
     let phases = super::progress::Phases::start("reading the instance");
+    let t_parse = Instant::now();
     let mut overrides = a.instance.overrides.to_overrides();
     if a.chunk.auto() {
         overrides = chunk_auto_overrides(&a.instance.input, overrides)?;
@@ -172,6 +173,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         &overrides,
         &a.instance.limits.to_limits(),
     )?;
+    let parse_seconds = t_parse.elapsed().as_secs_f64();
     let cost = a.cost.model(&inst)?;
     a.chunk.check(cost.is_some())?;
     phases.phase(format!(
@@ -184,6 +186,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
             ""
         }
     ));
+    let t_solve = Instant::now();
     let (inst, sol, seconds) = match cost {
         Some(cost) => {
             let r = crate::cost::solve_seconds(&inst, &a.chunk.request(cost, limit), &request)?;
@@ -194,7 +197,9 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
             (inst, sol, None)
         }
     };
+    let solve_seconds = t_solve.elapsed().as_secs_f64();
     phases.phase("writing");
+    let t_write = Instant::now();
     let mut summary = Summary::new(
         &inst,
         Some(a.instance.input.display().to_string()),
@@ -229,6 +234,15 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         file.write(|w| write_schedule(&inst, &sol.schedule, format, w))
             .with_context(|| format!("cannot write {}", file.shown()))?;
     }
+    let bounds = sol.stats.bounds_seconds;
+    let validate = sol.stats.validate_seconds;
+    summary.timings = Some(Timings {
+        parse: parse_seconds,
+        bounds,
+        solve: (solve_seconds - bounds - validate).max(0.0),
+        validate,
+        write: t_write.elapsed().as_secs_f64(),
+    });
     let mut summary_file = summary_file;
     if let Some(file) = &mut summary_file {
         let json = serde_json::to_string_pretty(&summary)?;

@@ -47,6 +47,30 @@ pub struct Summary {
     /// The cost model, the chunk size and how the seconds bound was obtained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<crate::cost::Seconds>,
+    /// Wall-clock seconds of each phase (`tickopt solve` only; last, so
+    /// that every other key keeps its place). Informational: `verify`
+    /// lists it as not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
+}
+
+/// Where the time of a `tickopt solve` went, in wall-clock seconds. The
+/// phases follow one another; `seconds` (the library's solve) is bounds +
+/// solve + validate, give or take the clock reads.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Timings {
+    /// Reading and normalising the instance.
+    pub parse: f64,
+    /// The exact bound search (0 where the solver settled the bounds with
+    /// its schedule: structure, backbone, a cheap pass at the degree bound).
+    pub bounds: f64,
+    /// Everything else of the solve: solvers, proofs, a chunk-size search.
+    pub solve: f64,
+    /// Validating the schedule before anything is written.
+    pub validate: f64,
+    /// Checking the size of and writing the schedule (`--out`); the summary
+    /// itself, written last, is not counted.
+    pub write: f64,
 }
 
 impl Summary {
@@ -76,6 +100,7 @@ impl Summary {
             seconds_predicted: None,
             seconds_lower_bound: None,
             cost: None,
+            timings: None,
         }
     }
 

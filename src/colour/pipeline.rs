@@ -243,6 +243,14 @@ fn backbone_fits(n: usize, mult: &[u64], lb: u64) -> bool {
         && (n as u64).saturating_mul(lb + 1) <= KEMPE_SLOT_LIMIT
 }
 
+/// The first, cheapest half of [`backbone_may_apply`] (one pass, no
+/// colouring): some pair heavy, and the size limits hold for the bound
+/// `delta`. False means the backbone cannot apply.
+pub fn backbone_may_fit(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> bool {
+    let mult: Vec<u64> = edges.iter().map(|e| e.2).collect();
+    backbone_fits(n, &mult, delta)
+}
+
 /// Whether [`colour_backbone`] can apply to `edges` (multiplicities in
 /// the third field) on `n` slots of maximum degree `delta`: the size limits
 /// hold for the smallest bound it may be given (`delta`), and the heavy

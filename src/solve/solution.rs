@@ -23,9 +23,14 @@ pub struct SolveStats {
     pub rounds: usize,
     /// Whole solve, bounds included (set by [`crate::solve_instance`]).
     pub seconds: f64,
-    /// Of which computing the bounds (set by [`crate::solve_instance`]).
+    /// Of which the exact bound search (set by [`crate::solve_instance`];
+    /// 0 where the schedule's solver settled the bounds itself: structure,
+    /// backbone, a cheap pass at the degree bound).
     #[serde(default)]
     pub bounds_seconds: f64,
+    /// Of which validating the schedule (set by [`crate::solve_instance`]).
+    #[serde(default)]
+    pub validate_seconds: f64,
     /// Free-form details of the method (LP value, columns, an ILP's
     /// infeasibility record as evidence, ...): never part of the claim.
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
@@ -92,6 +97,7 @@ impl Solution {
             proof: None,
             stats: SolveStats {
                 bounds_seconds: 0.0,
+                validate_seconds: 0.0,
                 solver: solver.to_string(),
                 rounds: schedule.len(),
                 seconds,

@@ -39,6 +39,7 @@ fn tuning(bits: u64) -> Tuning {
         prune: bits & 2 != 0,
         shortcut: bits & 4 != 0,
         components: bits & 8 != 0,
+        reduce: bits & 16 != 0,
     }
 }
 
@@ -332,7 +333,7 @@ fn random_against_brute_force_both_outcomes() {
         }
         // Also with a larger delta, and with the speed-ups switched off.
         check(n, &e, d + rng.below(1 + d / 4));
-        for bits in 0..15 {
+        for bits in 0..31 {
             check_with(n, &e, d, tuning(bits));
         }
     }
@@ -353,7 +354,7 @@ fn stress_against_brute_force() {
         let e = random_graph(&mut rng, n);
         let d = max_deg(n, &e);
         check(n, &e, d);
-        check_with(n, &e, d, tuning(rng.below(8)));
+        check_with(n, &e, d, tuning(rng.below(32)));
     }
 }
 
@@ -513,7 +514,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
 
     #[test]
-    fn prop_matches_brute_force((n, edges) in graph_strategy(), extra in 0u64..4, bits in 0u64..16) {
+    fn prop_matches_brute_force((n, edges) in graph_strategy(), extra in 0u64..4, bits in 0u64..32) {
         let d = max_deg(n, &edges);
         check(n, &edges, d);
         check(n, &edges, d + extra);
@@ -525,7 +526,7 @@ proptest! {
     fn prop_huge_multiplicities(
         n in 3usize..=12,
         raw in prop::collection::vec((0u32..12, 1u32..12, 1u64..=(1 << 56)), 0..=36),
-        bits in 0u64..16,
+        bits in 0u64..32,
     ) {
         let edges: Vec<_> = raw.into_iter().map(|(a, off, m)| (a % n as u32, (a + off) % n as u32, m)).filter(|e| e.0 != e.1).collect();
         let d = max_deg(n, &edges);
@@ -579,8 +580,270 @@ fn paths_and_cycles_against_brute_force() {
         }
         let d = max_deg(n, &edges);
         check(n, &edges, d);
-        for bits in [0, 8, 9, 11] {
+        for bits in [0, 8, 9, 11, 16, 24, 25, 27] {
             check_with(n, &edges, d, tuning(bits));
+        }
+    }
+}
+
+/// Random small multigraphs built from the pieces that blocks and chains
+/// are about: dense cores (some sharing a vertex: cut vertices), long
+/// chains between existing vertices (some closing a cycle through one
+/// vertex), pendant paths, and bridges; chains heavy and cores light or the
+/// other way round. At most `n` slots.
+fn chained_graph(rng: &mut Rng, n: usize) -> Vec<(u32, u32, u64)> {
+    let heavy_chains = rng.below(2) == 0;
+    let (core_m, chain_m) = if heavy_chains { (5, 1000) } else { (1000, 5) };
+    let mut e = Vec::new();
+    let mut next = 0u32;
+    let fresh = |next: &mut u32| {
+        *next += 1;
+        *next - 1
+    };
+    while (next as usize) < n {
+        let left = n - next as usize;
+        let pick = |rng: &mut Rng, next: u32| rng.below(u64::from(next)) as u32;
+        match rng.below(5) {
+            // A core of 2-4 slots, attached at an existing slot (a cut vertex) or not.
+            0 | 1 => {
+                let size = (2 + rng.below(3) as usize).min(left + usize::from(next > 0));
+                let mut vs = Vec::new();
+                if next > 0 && rng.below(3) != 0 {
+                    vs.push(pick(rng, next));
+                }
+                while vs.len() < size && (next as usize) < n {
+                    vs.push(fresh(&mut next));
+                }
+                for i in 0..vs.len() {
+                    for j in i + 1..vs.len() {
+                        if rng.below(4) != 0 {
+                            e.push((vs[i], vs[j], 1 + rng.below(core_m)));
+                        }
+                    }
+                }
+            }
+            // A chain of new slots between two existing ones (maybe the same).
+            2 | 3 if next > 0 => {
+                let (u, v) = (pick(rng, next), pick(rng, next));
+                let len = (rng.below(6) as usize).min(left);
+                let mut prev = u;
+                for _ in 0..len {
+                    let w = fresh(&mut next);
+                    e.push((prev, w, 1 + rng.below(chain_m)));
+                    prev = w;
+                }
+                if prev != v {
+                    e.push((prev, v, 1 + rng.below(chain_m)));
+                }
+            }
+            // A pendant path, or a lone slot.
+            _ => {
+                let mut prev = if next > 0 {
+                    pick(rng, next)
+                } else {
+                    fresh(&mut next)
+                };
+                for _ in 0..rng.below(4).min(n as u64 - u64::from(next)) {
+                    let w = fresh(&mut next);
+                    e.push((prev, w, 1 + rng.below(chain_m)));
+                    prev = w;
+                }
+            }
+        }
+    }
+    e
+}
+
+/// Whether the slots of `mask` induce a 2-connected graph (connected, and
+/// still connected without any one of its slots) in the support of `w`
+/// (`n x n` multiplicities).
+fn two_connected(n: usize, w: &[u128], mask: usize) -> bool {
+    let connected = |mask: usize| {
+        let Some(root) = (0..n).find(|&v| mask >> v & 1 == 1) else {
+            return true;
+        };
+        let mut seen = 1usize << root;
+        let mut todo = vec![root];
+        while let Some(v) = todo.pop() {
+            for u in 0..n {
+                if mask >> u & 1 == 1 && seen >> u & 1 == 0 && w[v * n + u] > 0 {
+                    seen |= 1 << u;
+                    todo.push(u);
+                }
+            }
+        }
+        seen == mask
+    };
+    connected(mask)
+        && (0..n)
+            .filter(|&v| mask >> v & 1 == 1)
+            .all(|v| connected(mask & !(1 << v)))
+}
+
+/// The lemma behind blocks and chains (module docs), by brute force: when
+/// Gamma > Delta, every smallest odd set of density Gamma induces a
+/// 2-connected subgraph. (Hence it lies in one block, and holds a slot with
+/// two neighbours in its block only together with both.) Without the
+/// assumption Gamma > Delta it fails: two K4s sharing a slot have Gamma = 4
+/// on all 7 slots (a cut vertex) and Delta = 6.
+#[test]
+fn smallest_densest_odd_sets_are_two_connected() {
+    let mut k4s = complete(4, 1);
+    k4s.extend(
+        complete(4, 1)
+            .into_iter()
+            .map(|(a, b, m)| (a + 3, b + 3, m)),
+    );
+    let (set, inside) = brute_force_gamma(7, &k4s).unwrap();
+    assert_eq!((set.len(), inside), (7, 12));
+
+    let mut rng = Rng(2024);
+    let mut dense = 0;
+    for round in 0..4000 {
+        let n = 3 + rng.below(11) as usize;
+        let e = if round % 2 == 0 {
+            chained_graph(&mut rng, n)
+        } else {
+            random_graph(&mut rng, n)
+        };
+        let mut w = vec![0u128; n * n];
+        for &(a, b, m) in &e {
+            w[a as usize * n + b as usize] += u128::from(m);
+            w[b as usize * n + a as usize] += u128::from(m);
+        }
+        let delta = (0..n)
+            .map(|v| w[v * n..(v + 1) * n].iter().sum::<u128>())
+            .max()
+            .unwrap_or(0);
+        let inside = |mask: usize| -> u128 {
+            let mut s = 0;
+            for a in 0..n {
+                for b in a + 1..n {
+                    if mask >> a & 1 == 1 && mask >> b & 1 == 1 {
+                        s += w[a * n + b];
+                    }
+                }
+            }
+            s
+        };
+        // (2E, |S| - 1) of the densest odd sets, and the smallest size.
+        let sets: Vec<(usize, u128, u128)> = (0..1usize << n)
+            .filter(|m| m.count_ones() >= 3 && m.count_ones() % 2 == 1)
+            .map(|m| (m, 2 * inside(m), u128::from(m.count_ones() - 1)))
+            .collect();
+        let &(_, bn, bd) = sets
+            .iter()
+            .max_by(|x, y| (x.1 * y.2).cmp(&(y.1 * x.2)))
+            .expect("n >= 3");
+        if bn <= delta * bd {
+            continue; // Gamma <= Delta: nothing claimed
+        }
+        dense += 1;
+        let best: Vec<&(usize, u128, u128)> =
+            sets.iter().filter(|s| s.1 * bd == bn * s.2).collect();
+        let smallest = best.iter().map(|s| s.2).min().unwrap();
+        for &&(mask, _, d) in &best {
+            if d == smallest {
+                assert!(
+                    two_connected(n, &w, mask),
+                    "smallest densest set {mask:b} not 2-connected: n={n} edges={e:?}"
+                );
+            }
+        }
+    }
+    assert!(dense > 300, "coverage: {dense} graphs with Gamma > Delta");
+}
+
+/// Blocks and chains against brute force on graphs made of cores, chains,
+/// cut vertices and bridges, with every combination of the speed-ups.
+#[test]
+fn chained_graphs_against_brute_force() {
+    let mut rng = Rng(31337);
+    let (mut yes, mut no) = (0, 0);
+    for _ in 0..3000 {
+        let n = 3 + rng.below(14) as usize;
+        let e = chained_graph(&mut rng, n);
+        let d = max_deg(n, &e);
+        if check(n, &e, d) {
+            yes += 1;
+        } else {
+            no += 1;
+        }
+        check(n, &e, d + rng.below(1 + d / 8));
+        check_with(n, &e, d, tuning(rng.below(32)));
+    }
+    assert!(
+        yes > 300 && no > 300,
+        "coverage: {yes} with Gamma > Delta, {no} without"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The same, generated by proptest (shrinks to a small failing case).
+    #[test]
+    fn prop_chained_graphs(n in 3usize..=16, seed in any::<u64>(), bits in 0u64..32) {
+        let mut rng = Rng(seed);
+        let edges = chained_graph(&mut rng, n);
+        let d = max_deg(n, &edges);
+        check(n, &edges, d);
+        check_with(n, &edges, d, tuning(bits));
+    }
+}
+
+/// An odd ring of `n` slots at multiplicity `m` with `chords` chords of
+/// multiplicity `cm` from slot `7c` to `7c + n/2`, and a triangle of
+/// multiplicity `tm` hanging off slot 1 (a cut vertex) when `tm > 0`.
+fn ring_with_chords(
+    n: u32,
+    m: u64,
+    chords: u32,
+    cm: u64,
+    tm: u64,
+) -> (usize, Vec<(u32, u32, u64)>) {
+    let mut e: Vec<(u32, u32, u64)> = (0..n).map(|i| (i, (i + 1) % n, m)).collect();
+    e.extend((0..chords).map(|c| (7 * c, 7 * c + n / 2, cm)));
+    let mut slots = n;
+    if tm > 0 {
+        e.extend([(1, n, tm), (n, n + 1, tm), (1, n + 1, tm)]);
+        slots += 2;
+    }
+    (slots as usize, e)
+}
+
+/// Rings with chords and a hanging triangle, beyond brute force: blocks and
+/// chains give the same density as the search without them.
+#[test]
+fn rings_with_chords_match_the_unreduced_search() {
+    let cases = [
+        ring_with_chords(301, 1000, 10, 1, 0),
+        ring_with_chords(301, 1000, 10, 700, 0),
+        ring_with_chords(301, 3, 20, 2, 0),
+        ring_with_chords(301, 1000, 10, 1, 900),
+        ring_with_chords(1001, 1000, 25, 1, 0),
+        ring_with_chords(1001, 10, 40, 9, 6),
+        ring_with_chords(303, 1000, 0, 1, 1),
+    ];
+    let plain = Tuning {
+        reduce: false,
+        ..Tuning::FULL
+    };
+    for (n, e) in cases {
+        let d = max_deg(n, &e);
+        let fast = search(n, &e, d, Tuning::FULL, None);
+        let slow = search(n, &e, d, plain, None);
+        assert!(fast.complete && slow.complete);
+        let density = |r: &Option<OddSetDensity>| {
+            r.as_ref().map(|r| {
+                assert_eq!(u128::from(r.inside), inside_of(&r.slots, &e));
+                assert!(r.slots.len() % 2 == 1 && r.slots.len() >= 3);
+                Ratio::new(2 * u128::from(r.inside), r.slots.len() as u128 - 1)
+            })
+        };
+        match (density(&fast.best), density(&slow.best)) {
+            (Some(a), Some(b)) => assert_eq!(a.p * b.q, b.p * a.q, "n={n}"),
+            (a, b) => assert_eq!(a.is_some(), b.is_some(), "n={n}"),
         }
     }
 }
