@@ -34,6 +34,7 @@ use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
 use crate::interop::{read_schedule_file, validate_schedule_file};
 use crate::schedule::readers::{stream_schedule_file, ScheduleInput, TickEvent};
+use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
 use serde::Serialize;
@@ -205,6 +206,19 @@ pub struct Audit {
     /// Seconds under a cost model, when one is given (doc/design.md §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seconds: Option<AuditSeconds>,
+    /// The pairwise-exchange order's ticks (the baseline MoE libraries run,
+    /// `--solver pairwise`), when computed ([`Audit::with_pairwise`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pairwise: Option<PairwiseBaseline>,
+}
+
+/// The pairwise-exchange baseline against tickopt's best schedule.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairwiseBaseline {
+    pub ticks: u64,
+    /// Baseline ticks over tickopt's best ticks: how many times fewer
+    /// ticks tickopt's schedule needs.
+    pub times_best: f64,
 }
 
 /// An audit in seconds: tickopt's own solve and each valid schedule,
@@ -344,7 +358,27 @@ impl Audit {
             passed: rows.iter().all(|r| r.passed),
             schedules: rows,
             seconds: None,
+            pairwise: None,
         }
+    }
+
+    /// Adds the pairwise-exchange baseline of `inst` (its validated
+    /// schedule's ticks); skipped for an instance with nothing to move or
+    /// when the baseline's engine fails (an internal error, never a report).
+    pub fn with_pairwise(mut self, inst: &Instance) -> Audit {
+        let request = SolveRequest {
+            solver: SolverChoice::Pairwise,
+            time_limit: None,
+        };
+        if let Ok(base) = solve_instance(inst, &request) {
+            if self.best_ticks > 0 {
+                self.pairwise = Some(PairwiseBaseline {
+                    ticks: base.ticks,
+                    times_best: base.ticks as f64 / self.best_ticks as f64,
+                });
+            }
+        }
+        self
     }
 
     /// The schedules in rank order.
@@ -354,8 +388,20 @@ impl Audit {
         v
     }
 
-    /// One sentence on what tickopt knows about the optimum.
+    /// One sentence on what tickopt knows about the optimum (and the
+    /// pairwise baseline, when computed).
     pub fn optimum_sentence(&self) -> String {
+        let known = self.known_optimum_sentence();
+        match &self.pairwise {
+            Some(p) => format!(
+                "{known}; pairwise exchange {} ticks ({:.2}x tickopt's)",
+                p.ticks, p.times_best
+            ),
+            None => known,
+        }
+    }
+
+    fn known_optimum_sentence(&self) -> String {
         match self.optimum_ticks {
             Some(t) => format!(
                 "optimum {t} ticks (proven: {}); lower bound {} ({})",

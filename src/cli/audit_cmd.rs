@@ -102,7 +102,8 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         max_gap_ticks: a.max_gap_ticks,
         max_gap: a.max_gap,
     };
-    let mut audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates);
+    let mut audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates)
+        .with_pairwise(&inst);
     audit.seconds = seconds.map(|s| crate::audit::AuditSeconds::new(&audit, s));
     if let Some(dir) = &a.out_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -47,6 +47,22 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
     }
     let ends = Ends::new(inst);
     let mut clean = vec![false; rounds.len()];
+    let entries: usize = rounds[..counted].iter().map(|r| r.demands.len()).sum();
+    if entries < SEQUENTIAL_ENTRIES {
+        // Small schedules (a plan per step at a few ranks): handing work to
+        // the thread pool costs more than the check.
+        let mut fast = CleanRound::new(inst.model, &ports);
+        let mut sent = vec![0u64; demands];
+        for (ri, (is_clean, round)) in clean[..counted].iter_mut().zip(rounds).enumerate() {
+            *is_clean = round.repeat > 0 && fast.is_clean(&ends, ri, &round.demands);
+            if *is_clean {
+                for &di in &round.demands {
+                    sent[di as usize] += round.repeat;
+                }
+            }
+        }
+        return (clean, sent);
+    }
     clean[..counted]
         .par_iter_mut()
         .zip(&rounds[..counted])
@@ -82,6 +98,9 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
         });
     (clean, sent)
 }
+
+/// Entries below which [`clean_rounds`] stays on the calling thread.
+const SEQUENTIAL_ENTRIES: usize = 1 << 14;
 
 /// Most demand ranges [`clean_rounds`] counts on (each scans every clean
 /// round).
