@@ -5,7 +5,7 @@
 //! `validate` and `audit`.
 
 use super::common::check_output_dir;
-use crate::instance::{instance_to_json, Model};
+use crate::instance::{write_instance_json, Model};
 use crate::interop::{levels_report, matrix, msccl_xml, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
@@ -156,12 +156,8 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
     if a.from != ImportFormat::MscclXml && (a.ports.is_some() || a.serialize) {
         anyhow::bail!("--ports and --serialize are for --from msccl-xml");
     }
-    let inst_text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
-    write_atomically(&a.out, |w| {
-        w.write_all(inst_text.as_bytes())?;
-        w.write_all(b"\n")
-    })
-    .with_context(|| format!("cannot write {}", a.out.display()))?;
+    write_atomically(&a.out, |w| write_instance_json(&inst, w))
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
     if let (Some(path), Some(ticks)) = (&a.schedule_out, &ticks) {
         write_atomically(path, |w| {
             write!(
