@@ -4,15 +4,17 @@
 //! validated, as copyspace-guard schedule JSON), ready for `solve`,
 //! `validate` and `audit`.
 
-use super::common::check_output_dir;
-use crate::instance::{write_instance_json, Model};
-use crate::interop::{levels_report, matrix, msccl_xml, p2p_json};
+use super::common::{check_output_dir, LimitArgs};
+use crate::instance::{write_instance_json, Instance, Limits, Model};
+use crate::interop::{check_program_size, levels_report, matrix, msccl_xml, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
 use crate::validate::RawChunk;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 
 /// Formats `import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,122 +69,32 @@ pub struct ImportArgs {
     /// is refused with its conflicts named.
     #[arg(long)]
     pub serialize: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
+
+/// Ticks of a program's schedule, one chunk per entry.
+type Ticks = Vec<Vec<RawChunk>>;
 
 pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
     check_output_dir(&a.out)?;
     if let Some(p) = &a.schedule_out {
         check_output_dir(p)?;
     }
-    let name = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
-    let (inst, ticks) = match a.from {
-        ImportFormat::Matrix => {
-            if a.schedule_out.is_some() {
-                anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
-            }
-            let bw =
-                a.bw.context("--bw is required for a matrix (bits per transfer per tick)")?;
-            let plain = match a.unit {
-                Unit::Bits => PlainUnit::Bits,
-                Unit::Bytes => PlainUnit::Bytes,
-            };
-            let inst = matrix::matrix_instance(&text, plain, a.model.unwrap_or(Model::Strict1), bw)
-                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            (inst, None)
-        }
-        ImportFormat::P2pJson => {
-            if a.bw.is_some() || a.model.is_some() {
-                anyhow::bail!("--bw and --model: a p2p-json program states its own");
-            }
-            let program: p2p_json::P2pProgram =
-                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let imported =
-                p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let report = imported.validate(&imported.instance);
-            if !report.passed() {
-                anyhow::bail!(
-                    "{name}: the program's schedule does not validate: {}",
-                    report.one_line()
-                );
-            }
-            (imported.instance, Some(imported.ticks))
-        }
-        ImportFormat::MscclXml => {
-            let bw =
-                a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
-            let program = msccl_xml::parse(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let imported =
-                msccl_xml::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            for note in &imported.notes {
-                eprintln!("{name}: note: {note}");
-            }
-            let model = a.model.unwrap_or(Model::Strict1);
-            let inst = imported
-                .instance(model, bw, a.ports)
-                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            let levels = if a.serialize {
-                imported.serialized(&inst)
-            } else {
-                imported.levels()
-            };
-            let report = levels_report(&inst, &levels);
-            if !report.passed() {
-                let what = format!(
-                    "{name}: as written, the program's {} dependency levels do not validate under {model}: {}",
-                    imported.ticks,
-                    report.one_line()
-                );
-                if a.schedule_out.is_some() {
-                    anyhow::bail!("{what}; --serialize splits conflicting levels into ticks (nothing written)");
-                }
-                eprintln!("{what} (--serialize splits them; `tickopt audit` ranks the program as written)");
-            }
-            let ticks = levels
-                .iter()
-                .map(|t| {
-                    t.iter()
-                        .map(|&(src, dst)| RawChunk::Chunk {
-                            src: src as i128,
-                            dst: dst as i128,
-                            len: bw as i128,
-                        })
-                        .collect()
-                })
-                .collect::<Vec<Vec<RawChunk>>>();
-            (inst, report.passed().then_some(ticks))
-        }
-    };
     if a.from != ImportFormat::MscclXml && (a.ports.is_some() || a.serialize) {
         anyhow::bail!("--ports and --serialize are for --from msccl-xml");
     }
+    let name = a.file.display().to_string();
+    let limits = a.limits.to_limits();
+    let (inst, ticks) = match a.from {
+        ImportFormat::Matrix => (import_matrix(&a, &name, &limits)?, None),
+        ImportFormat::P2pJson => import_p2p(&a, &name, &limits)?,
+        ImportFormat::MscclXml => import_msccl(&a, &name, &limits)?,
+    };
     write_atomically(&a.out, |w| write_instance_json(&inst, w))
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     if let (Some(path), Some(ticks)) = (&a.schedule_out, &ticks) {
-        write_atomically(path, |w| {
-            write!(
-                w,
-                "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
-                inst.model
-            )?;
-            for (t, tick) in ticks.iter().enumerate() {
-                w.write_all(if t == 0 { b"\n[" } else { b",\n[" })?;
-                for (k, c) in tick.iter().enumerate() {
-                    if let RawChunk::Chunk { src, dst, len } = c {
-                        if k > 0 {
-                            w.write_all(b",")?;
-                        }
-                        write!(
-                            w,
-                            "{{\"src_slot\":{src},\"dst_slot\":{dst},\"len_bits\":{len}}}"
-                        )?;
-                    }
-                }
-                w.write_all(b"]")?;
-            }
-            w.write_all(b"\n]}\n")
-        })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        write_schedule(path, &inst, ticks)?;
     }
     eprintln!(
         "{} {} slots, bw {}, {} demands, {} chunks{}",
@@ -197,4 +109,135 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
         ))
     );
     Ok(0)
+}
+
+/// Opens the file to import, buffered: matrices and p2p-json programs are
+/// read as they are parsed, never held whole.
+fn open(a: &ImportArgs, name: &str) -> anyhow::Result<BufReader<File>> {
+    let file = File::open(&a.file).with_context(|| format!("cannot read {name}"))?;
+    Ok(BufReader::with_capacity(1 << 16, file))
+}
+
+/// A traffic matrix, read row by row into the instance's demands.
+fn import_matrix(a: &ImportArgs, name: &str, limits: &Limits) -> anyhow::Result<Instance> {
+    if a.schedule_out.is_some() {
+        anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
+    }
+    let bw =
+        a.bw.context("--bw is required for a matrix (bits per transfer per tick)")?;
+    let plain = match a.unit {
+        Unit::Bits => PlainUnit::Bits,
+        Unit::Bytes => PlainUnit::Bytes,
+    };
+    let model = a.model.unwrap_or(Model::Strict1);
+    matrix::matrix_instance(open(a, name)?, plain, model, bw, limits)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
+}
+
+/// A p2p-json program: its instance and, validated, its schedule.
+fn import_p2p(
+    a: &ImportArgs,
+    name: &str,
+    limits: &Limits,
+) -> anyhow::Result<(Instance, Option<Ticks>)> {
+    if a.bw.is_some() || a.model.is_some() {
+        anyhow::bail!("--bw and --model: a p2p-json program states its own");
+    }
+    let program: p2p_json::P2pProgram =
+        serde_json::from_reader(open(a, name)?).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let imported =
+        p2p_json::import(&program, limits).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    drop(program);
+    let report = imported.validate(&imported.instance);
+    if !report.passed() {
+        anyhow::bail!(
+            "{name}: the program's schedule does not validate: {}",
+            report.one_line()
+        );
+    }
+    Ok((imported.instance, Some(imported.ticks)))
+}
+
+/// An MSCCL program: its instance, and its levels (or, with
+/// `--serialize`, conflict-free ticks) when they validate. Its size is
+/// checked against `limits` before the importer follows its chunks.
+fn import_msccl(
+    a: &ImportArgs,
+    name: &str,
+    limits: &Limits,
+) -> anyhow::Result<(Instance, Option<Ticks>)> {
+    let bw =
+        a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
+    let at = |e: crate::interop::InteropError| anyhow::anyhow!("{name}: {e}");
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
+    let program = msccl_xml::parse(&text).map_err(at)?;
+    drop(text);
+    check_program_size(&program, limits).map_err(at)?;
+    let imported = msccl_xml::import(&program).map_err(at)?;
+    for note in &imported.notes {
+        eprintln!("{name}: note: {note}");
+    }
+    let model = a.model.unwrap_or(Model::Strict1);
+    let inst = imported.instance(model, bw, a.ports).map_err(at)?;
+    let levels = if a.serialize {
+        imported.serialized(&inst)
+    } else {
+        imported.levels()
+    };
+    let report = levels_report(&inst, &levels);
+    if !report.passed() {
+        let what = format!(
+            "{name}: as written, the program's {} dependency levels do not validate under {model}: {}",
+            imported.ticks,
+            report.one_line()
+        );
+        if a.schedule_out.is_some() {
+            anyhow::bail!(
+                "{what}; --serialize splits conflicting levels into ticks (nothing written)"
+            );
+        }
+        eprintln!("{what} (--serialize splits them; `tickopt audit` ranks the program as written)");
+    }
+    let ticks = levels
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|&(src, dst)| RawChunk::Chunk {
+                    src: src as i128,
+                    dst: dst as i128,
+                    len: bw as i128,
+                })
+                .collect()
+        })
+        .collect::<Ticks>();
+    Ok((inst, report.passed().then_some(ticks)))
+}
+
+/// Writes ticks as copyspace-guard schedule JSON (atomically), one tick
+/// per line.
+fn write_schedule(path: &Path, inst: &Instance, ticks: &Ticks) -> anyhow::Result<()> {
+    write_atomically(path, |w| {
+        write!(
+            w,
+            "{{\"version\":0,\"model\":\"{}\",\"ticks\":[",
+            inst.model
+        )?;
+        for (t, tick) in ticks.iter().enumerate() {
+            w.write_all(if t == 0 { b"\n[" } else { b",\n[" })?;
+            for (k, c) in tick.iter().enumerate() {
+                if let RawChunk::Chunk { src, dst, len } = c {
+                    if k > 0 {
+                        w.write_all(b",")?;
+                    }
+                    write!(
+                        w,
+                        "{{\"src_slot\":{src},\"dst_slot\":{dst},\"len_bits\":{len}}}"
+                    )?;
+                }
+            }
+            w.write_all(b"]")?;
+        }
+        w.write_all(b"\n]}\n")
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }

@@ -16,9 +16,12 @@
 //! validator, import yields an instance and (where the format carries
 //! one) an expanded schedule for the validator to judge.
 
+mod limits;
 pub mod matrix;
 pub mod msccl_xml;
 pub mod p2p_json;
+
+pub use limits::check_program_size;
 
 use crate::instance::Instance;
 use crate::schedule::readers::{validate_rounds, CompactFile};

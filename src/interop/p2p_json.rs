@@ -194,8 +194,9 @@ fn bad(msg: String) -> InteropError {
     InteropError::Invalid(msg)
 }
 
-/// Reads a program back (see the module docs for what is checked).
-pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
+/// Reads a program back (see the module docs for what is checked); its
+/// instance is built under `limits` (slots, demands).
+pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError> {
     if p.format != FORMAT {
         return Err(bad(format!(
             "format is {:?}, expected {FORMAT:?}",
@@ -217,7 +218,7 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
             )
         }),
         p.ports.clone().unwrap_or_default(),
-        &Limits::default(),
+        limits,
     )?;
     if demands_of(&inst) != p.demands {
         return Err(bad(
