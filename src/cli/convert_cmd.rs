@@ -7,11 +7,10 @@
 //! re-normalise with overrides), not only generated families.
 
 use super::common::{check_output_dir, InstanceArgs};
-use crate::instance::instance_to_json;
+use crate::instance::write_instance_json;
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
 use clap::Args;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -32,19 +31,8 @@ pub fn run(a: ConvertArgs) -> anyhow::Result<u8> {
     if a.id.is_some() {
         inst.id = a.id.clone();
     }
-    let text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
-    if a.out.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")?;
-        out.flush()?;
-    } else {
-        write_atomically(&a.out, |w| {
-            w.write_all(text.as_bytes())?;
-            w.write_all(b"\n")
-        })
+    write_atomically(&a.out, |w| write_instance_json(&inst, w))
         .with_context(|| format!("cannot write {}", a.out.display()))?;
-    }
     eprintln!(
         "{} {} slots, bw {}, {} demands, {} chunks",
         inst.model,

@@ -57,8 +57,8 @@ pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
             let text = program.to_json_text()?;
             // Re-read what will be written, with the importer, and validate.
             let back: p2p_json::P2pProgram = serde_json::from_str(&text)?;
-            let imported =
-                p2p_json::import(&back).context("the exported program does not re-read")?;
+            let imported = p2p_json::import(&back, &a.limits.to_limits())
+                .context("the exported program does not re-read")?;
             let report = imported.validate(&inst);
             if !report.passed() || report.ticks_total != schedule.ticks() {
                 anyhow::bail!(

@@ -6,7 +6,7 @@ use crate::gen::multiport::{
     generate_multiport, known_multiport_optimum, multiport_file_name, MultiportFamily,
 };
 use crate::gen::{self, Family, GenSpec, TransformerReshard, TreeDirection};
-use crate::instance::Model;
+use crate::instance::{write_instance_json, Model};
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -647,16 +647,15 @@ fn run_multiport(a: &GenArgs) -> anyhow::Result<u8> {
     };
     check_extension(&out, "json", family.name())?;
     create_out_dir(a.out_dir.as_deref())?;
-    let text = serde_json::to_string_pretty(&crate::instance::instance_to_json(&inst))? + "\n";
     if out == Path::new("-") {
         if a.manifest.is_some() {
             anyhow::bail!("--manifest needs a file --out, not stdout");
         }
-        std::io::stdout().lock().write_all(text.as_bytes())?;
+        write_atomically(&out, |w| write_instance_json(&inst, w))?;
         return Ok(0);
     }
     super::common::check_output_dir(&out)?;
-    write_atomically(&out, |w| w.write_all(text.as_bytes()))
+    write_atomically(&out, |w| write_instance_json(&inst, w))
         .with_context(|| format!("cannot write {}", out.display()))?;
     if let Some(manifest) = &a.manifest {
         let file = relative_to_manifest(&out, manifest)?;

@@ -4,15 +4,17 @@
 //! validated, as copyspace-guard schedule JSON), ready for `solve`,
 //! `validate` and `audit`.
 
-use super::common::check_output_dir;
-use crate::instance::{instance_to_json, Instance, Model};
-use crate::interop::{levels_report, matrix, msccl_xml, p2p_json};
+use super::common::{check_output_dir, LimitArgs};
+use crate::instance::{write_instance_json, Instance, Limits, Model};
+use crate::interop::{check_program_size, levels_report, matrix, msccl_xml, p2p_json};
 use crate::schedule::writers::write_atomically;
 use crate::units::PlainUnit;
 use crate::validate::RawChunk;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 
 /// Formats `import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -93,6 +95,8 @@ pub struct ImportArgs {
     /// where it ends up), for `audit` to rank a relaying program against.
     #[arg(long, value_enum, value_name = "KIND")]
     pub demands: Option<DemandsArg>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// Ticks of a program's schedule, one chunk per entry.
@@ -108,18 +112,14 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
         anyhow::bail!("--ports, --serialize and --demands are for --from msccl-xml");
     }
     let name = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
+    let limits = a.limits.to_limits();
     let (inst, ticks) = match a.from {
-        ImportFormat::Matrix => (import_matrix(&a, &name, &text)?, None),
-        ImportFormat::P2pJson => import_p2p(&a, &name, &text)?,
-        ImportFormat::MscclXml => import_msccl(&a, &name, &text)?,
+        ImportFormat::Matrix => (import_matrix(&a, &name, &limits)?, None),
+        ImportFormat::P2pJson => import_p2p(&a, &name, &limits)?,
+        ImportFormat::MscclXml => import_msccl(&a, &name, &limits)?,
     };
-    let inst_text = serde_json::to_string_pretty(&instance_to_json(&inst))?;
-    write_atomically(&a.out, |w| {
-        w.write_all(inst_text.as_bytes())?;
-        w.write_all(b"\n")
-    })
-    .with_context(|| format!("cannot write {}", a.out.display()))?;
+    write_atomically(&a.out, |w| write_instance_json(&inst, w))
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
     if let (Some(path), Some(ticks)) = (&a.schedule_out, &ticks) {
         write_schedule(path, &inst, ticks)?;
     }
@@ -143,7 +143,15 @@ pub fn run(a: ImportArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-fn import_matrix(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<Instance> {
+/// Opens the file to import, buffered: matrices and p2p-json programs are
+/// read as they are parsed, never held whole.
+fn open(a: &ImportArgs, name: &str) -> anyhow::Result<BufReader<File>> {
+    let file = File::open(&a.file).with_context(|| format!("cannot read {name}"))?;
+    Ok(BufReader::with_capacity(1 << 16, file))
+}
+
+/// A traffic matrix, read row by row into the instance's demands.
+fn import_matrix(a: &ImportArgs, name: &str, limits: &Limits) -> anyhow::Result<Instance> {
     if a.schedule_out.is_some() {
         anyhow::bail!("--schedule-out: a traffic matrix carries no schedule");
     }
@@ -153,17 +161,25 @@ fn import_matrix(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<Insta
         Unit::Bits => PlainUnit::Bits,
         Unit::Bytes => PlainUnit::Bytes,
     };
-    matrix::matrix_instance(text, plain, a.model.unwrap_or(Model::Strict1), bw)
+    let model = a.model.unwrap_or(Model::Strict1);
+    matrix::matrix_instance(open(a, name)?, plain, model, bw, limits)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
-fn import_p2p(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<(Instance, Option<Ticks>)> {
+/// A p2p-json program: its instance and, validated, its schedule.
+fn import_p2p(
+    a: &ImportArgs,
+    name: &str,
+    limits: &Limits,
+) -> anyhow::Result<(Instance, Option<Ticks>)> {
     if a.bw.is_some() || a.model.is_some() {
         anyhow::bail!("--bw and --model: a p2p-json program states its own");
     }
     let program: p2p_json::P2pProgram =
-        serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let imported = p2p_json::import(&program).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        serde_json::from_reader(open(a, name)?).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let imported =
+        p2p_json::import(&program, limits).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    drop(program);
     let report = imported.validate(&imported.instance);
     if !report.passed() {
         anyhow::bail!(
@@ -177,16 +193,20 @@ fn import_p2p(a: &ImportArgs, name: &str, text: &str) -> anyhow::Result<(Instanc
 /// An MSCCL program: the instance of `--demands`, and its levels (or, with
 /// `--serialize`, conflict-free ticks) when they validate. The levels are
 /// judged against the hops instance: they are a schedule of it, and of the
-/// end-to-end instance only when the program relays nothing.
+/// end-to-end instance only when the program relays nothing. Its size is
+/// checked against `limits` before the importer follows its chunks.
 fn import_msccl(
     a: &ImportArgs,
     name: &str,
-    text: &str,
+    limits: &Limits,
 ) -> anyhow::Result<(Instance, Option<Ticks>)> {
     let bw =
         a.bw.context("--bw is required for an MSCCL program (bits per chunk)")?;
     let at = |e: crate::interop::InteropError| anyhow::anyhow!("{name}: {e}");
-    let program = msccl_xml::parse(text).map_err(at)?;
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("cannot read {name}"))?;
+    let program = msccl_xml::parse(&text).map_err(at)?;
+    drop(text);
+    check_program_size(&program, limits).map_err(at)?;
     let imported = msccl_xml::import(&program).map_err(at)?;
     for note in &imported.notes {
         eprintln!("{name}: note: {note}");
@@ -242,8 +262,9 @@ fn import_msccl(
     Ok((inst, schedule.then_some(ticks)))
 }
 
-/// Writes ticks as copyspace-guard schedule JSON (atomically).
-fn write_schedule(path: &std::path::Path, inst: &Instance, ticks: &Ticks) -> anyhow::Result<()> {
+/// Writes ticks as copyspace-guard schedule JSON (atomically), one tick
+/// per line.
+fn write_schedule(path: &Path, inst: &Instance, ticks: &Ticks) -> anyhow::Result<()> {
     write_atomically(path, |w| {
         write!(
             w,

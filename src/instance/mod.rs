@@ -19,6 +19,7 @@ mod error;
 mod json_fast;
 pub(crate) mod json_input;
 mod json_keys;
+mod json_output;
 pub(crate) mod json_strict;
 mod limits;
 mod ports;
@@ -31,6 +32,7 @@ pub use json_input::{
     instance_to_json, parse_instance_json, parse_instance_json_warned, Overrides,
 };
 pub use json_keys::close_key;
+pub use json_output::{instance_json_text, write_instance_json};
 pub use limits::Limits;
 pub use ports::Ports;
 

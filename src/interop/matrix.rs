@@ -7,81 +7,190 @@
 //! ([`crate::units`]): a plain number is in the `plain` unit (bits unless
 //! the caller says bytes), suffixes as everywhere (`4KiB`, `1M`). Zero
 //! cells are no demand.
+//!
+//! The file is read row by row ([`read_matrix`]): each row's cells become
+//! demands at once, so memory is the demands (what the instance holds
+//! anyway) plus one line, whatever the matrix's size; the width is known
+//! from the first row, so a matrix wider than the slot limit is refused
+//! before its second line is read.
 
 use super::InteropError;
 use crate::instance::{Demand, InputError, Instance, Limits, Model};
 use crate::units::{parse_bits, PlainUnit};
+use std::io::BufRead;
 
-/// Reads a traffic matrix into demands (slot count = matrix width).
-pub fn parse_matrix(text: &str, plain: PlainUnit) -> Result<(u32, Vec<Demand>), InputError> {
-    let mut rows: Vec<(u64, Vec<u64>)> = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        let lineno = k as u64 + 1;
-        let line = line.trim().trim_start_matches('\u{feff}');
-        if line.is_empty() || line.starts_with('#') {
+/// Reads a traffic matrix into demands (slot count = matrix width), one row
+/// at a time, refusing a width above `limits.max_slots` (on the first row)
+/// and more non-zero cells than `limits.max_demands` (on the row that
+/// passes it). Errors name the line (and the row and column of a cell).
+/// Time: linear in the input; memory: the demands plus one line.
+pub fn read_matrix(
+    mut input: impl BufRead,
+    plain: PlainUnit,
+    limits: &Limits,
+) -> Result<(u32, Vec<Demand>), InputError> {
+    // The bits of a plain "1": multiplies the plain numbers of the fast path.
+    let unit = parse_bits("1", plain).expect("1 is a size");
+    let mut rows = Rows {
+        width: None,
+        row: 0,
+        demands: Vec::new(),
+        limits,
+        unit,
+    };
+    let mut line = Vec::new();
+    let mut lineno = 0u64;
+    loop {
+        line.clear();
+        let n = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| InputError::new(format!("cannot read: {e}")).at_line(lineno + 1))?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| InputError::new("not UTF-8 text").at_line(lineno))?;
+        let text = text.trim().trim_start_matches('\u{feff}');
+        if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let cells: Vec<&str> = line
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|c| !c.is_empty())
-            .collect();
-        let mut row = Vec::with_capacity(cells.len());
-        for (col, cell) in cells.iter().enumerate() {
-            let v = parse_bits(cell, plain).map_err(|e| {
-                InputError::new(format!("row {}, column {col}: {e}", rows.len())).at_line(lineno)
-            })?;
-            row.push(v);
-        }
-        rows.push((lineno, row));
+        rows.push(text, plain).map_err(|e| e.at_line(lineno))?;
     }
-    let w = rows.len();
-    if w == 0 {
+    let Some(w) = rows.width else {
         return Err(InputError::new("empty matrix: no rows"));
+    };
+    if rows.row != w {
+        return Err(InputError::new(format!(
+            "the matrix has {} rows of {w} entries (it must be square)",
+            rows.row
+        )));
     }
-    let mut demands = Vec::new();
-    for (i, (lineno, row)) in rows.iter().enumerate() {
-        if row.len() != w {
-            return Err(InputError::new(format!(
-                "row {i} has {} entries, the matrix has {w} rows (it must be square)",
-                row.len()
-            ))
-            .at_line(*lineno));
-        }
-        for (j, &bits) in row.iter().enumerate() {
-            if i == j && bits != 0 {
-                return Err(InputError::new(format!(
-                    "row {i}, column {j}: a slot sends {bits} bits to itself; the diagonal must be 0"
-                ))
-                .at_line(*lineno));
-            }
-            if bits > 0 && i != j {
-                demands.push(Demand {
-                    src: i as u32,
-                    dst: j as u32,
-                    bits,
-                });
-            }
-        }
-    }
-    let slots = u32::try_from(w).map_err(|_| InputError::new("matrix too wide"))?;
-    Ok((slots, demands))
+    Ok((w, rows.demands))
 }
 
-/// A traffic matrix as an instance.
+/// The rows read so far.
+struct Rows<'a> {
+    /// Entries per row, fixed by the first row.
+    width: Option<u32>,
+    /// Index of the next row.
+    row: u32,
+    demands: Vec<Demand>,
+    limits: &'a Limits,
+    /// Bits of a plain 1.
+    unit: u64,
+}
+
+impl Rows<'_> {
+    /// Turns one non-blank, non-comment line into the row's demands.
+    fn push(&mut self, line: &str, plain: PlainUnit) -> Result<(), InputError> {
+        let cells = || {
+            line.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|c| !c.is_empty())
+        };
+        let i = self.row;
+        let w = match self.width {
+            Some(w) => w,
+            None => {
+                let n = cells().count();
+                let w = u32::try_from(n)
+                    .ok()
+                    .filter(|&w| w <= self.limits.max_slots)
+                    .ok_or_else(|| {
+                        InputError::field(
+                            "slots",
+                            format!(
+                                "a matrix {n} entries wide has {n} slots, above {}",
+                                self.limits.slots_limit()
+                            ),
+                        )
+                    })?;
+                *self.width.insert(w)
+            }
+        };
+        if i >= w {
+            return Err(InputError::new(format!(
+                "row {i}: the matrix has more rows than its {w} columns (it must be square)"
+            )));
+        }
+        let n = cells().count();
+        if n != w as usize {
+            return Err(InputError::new(format!(
+                "row {i} has {n} entries, row 0 has {w} (the matrix must be square)"
+            )));
+        }
+        for (j, cell) in cells().enumerate() {
+            let bits = self
+                .cell(cell, plain)
+                .map_err(|e| InputError::new(format!("row {i}, column {j}: {e}")))?;
+            self.add(i, j as u32, bits)?;
+        }
+        self.row += 1;
+        Ok(())
+    }
+
+    /// A cell's bits: plain digits read directly, anything else (units,
+    /// signs, underscores, errors) by the one size parser.
+    fn cell(&self, cell: &str, plain: PlainUnit) -> Result<u64, crate::units::SizeError> {
+        if cell.len() <= 19 && cell.bytes().all(|b| b.is_ascii_digit()) {
+            if let Some(bits) = cell
+                .parse::<u64>()
+                .ok()
+                .and_then(|v| v.checked_mul(self.unit))
+            {
+                return Ok(bits);
+            }
+        }
+        parse_bits(cell, plain)
+    }
+
+    /// Records cell `[i][j]`: a demand when non-zero, refused on the diagonal.
+    fn add(&mut self, i: u32, j: u32, bits: u64) -> Result<(), InputError> {
+        if bits == 0 {
+            return Ok(());
+        }
+        if i == j {
+            return Err(InputError::new(format!(
+                "row {i}, column {j}: a slot sends {bits} bits to itself; the diagonal must be 0"
+            )));
+        }
+        if self.demands.len() as u64 >= self.limits.max_demands {
+            return Err(InputError::field(
+                "demands",
+                format!(
+                    "row {i}, column {j}: more non-zero entries than {}",
+                    self.limits.demands_limit()
+                ),
+            ));
+        }
+        self.demands.push(Demand {
+            src: i,
+            dst: j,
+            bits,
+        });
+        Ok(())
+    }
+}
+
+/// Reads a traffic matrix held in memory (see [`read_matrix`]), under the
+/// default limits.
+pub fn parse_matrix(text: &str, plain: PlainUnit) -> Result<(u32, Vec<Demand>), InputError> {
+    read_matrix(text.as_bytes(), plain, &Limits::default())
+}
+
+/// A traffic matrix, read row by row, as an instance under `limits`.
 pub fn matrix_instance(
-    text: &str,
+    input: impl BufRead,
     plain: PlainUnit,
     model: Model,
     bw: u64,
+    limits: &Limits,
 ) -> Result<Instance, InteropError> {
-    let (slots, demands) = parse_matrix(text, plain)?;
-    Ok(Instance::new(
-        model,
-        slots,
-        bw,
-        demands,
-        &Limits::default(),
-    )?)
+    let (slots, mut demands) = read_matrix(input, plain, limits)?;
+    // The demands are copied once more into the instance: give back the
+    // unused part of the doubled vector first.
+    demands.shrink_to_fit();
+    Ok(Instance::new(model, slots, bw, demands, limits)?)
 }
 
 #[cfg(test)]
@@ -124,5 +233,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 1") && e.contains("column 1"), "{e}");
+    }
+
+    #[test]
+    fn crlf_lines_a_byte_order_mark_and_tabs_read_as_plain_lines() {
+        let (n, d) = parse_matrix("\u{feff}0\t3\r\n\r\n# c\r\n4,0\r\n", PlainUnit::Bits).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(d.iter().map(|d| d.bits).collect::<Vec<_>>(), vec![3, 4]);
+    }
+
+    proptest::proptest! {
+        /// Plain digits take a shortcut past the size parser; it must read
+        /// what the parser reads, overflow included.
+        #[test]
+        fn the_digit_shortcut_reads_what_the_size_parser_reads(
+            cell in "[0-9]{1,21}|[0-9_+]{1,4}[KMG]?i?B?",
+            bytes in proptest::bool::ANY,
+        ) {
+            let plain = if bytes { PlainUnit::Bytes } else { PlainUnit::Bits };
+            let limits = Limits::default();
+            let rows = Rows {
+                width: None,
+                row: 0,
+                demands: Vec::new(),
+                limits: &limits,
+                unit: parse_bits("1", plain).unwrap(),
+            };
+            let (fast, slow) = (rows.cell(&cell, plain), parse_bits(&cell, plain));
+            proptest::prop_assert_eq!(fast.map_err(|e| e.to_string()), slow.map_err(|e| e.to_string()));
+        }
     }
 }

@@ -19,12 +19,15 @@
 //! validator, import yields an instance and (where the format carries
 //! one) an expanded schedule for the validator to judge.
 
+mod limits;
 pub mod matrix;
 pub mod msccl_xml;
 pub mod p2p_json;
 mod schedule_file;
 
 pub use schedule_file::{load_schedule, read_schedule_file, validate_schedule_file};
+
+pub use limits::check_program_size;
 
 use crate::instance::Instance;
 use crate::schedule::readers::{validate_rounds, CompactFile};

@@ -30,6 +30,7 @@ use crate::lower::p2p::{demand_bytes, lower_all, Layout, OpKind, RankOp};
 use crate::schedule::Schedule;
 use crate::validate::{RawChunk, Report, TickValidator};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// The format tag.
 pub const FORMAT: &str = "tickopt-p2p-v1";
@@ -193,8 +194,9 @@ fn bad(msg: String) -> InteropError {
     InteropError::Invalid(msg)
 }
 
-/// Reads a program back (see the module docs for what is checked).
-pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
+/// Reads a program back (see the module docs for what is checked); its
+/// instance is built under `limits` (slots, demands).
+pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError> {
     if p.format != FORMAT {
         return Err(bad(format!(
             "format is {:?}, expected {FORMAT:?}",
@@ -216,7 +218,7 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
             )
         }),
         p.ports.clone().unwrap_or_default(),
-        &Limits::default(),
+        limits,
     )?;
     if demands_of(&inst) != p.demands {
         return Err(bad(
@@ -272,7 +274,7 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
         let mut chunks = Vec::new();
         for (r, rp) in p.ranks.iter().enumerate() {
             // Receives at every peer from r, in order, to pair with r's sends.
-            let mut pos_at_peer: std::collections::HashMap<u32, usize> = Default::default();
+            let mut pos_at_peer: HashMap<u32, usize> = HashMap::new();
             for (k, op) in rp.ticks[t].iter().enumerate() {
                 let here = || format!("rank {r}, tick {t}, operation {k}");
                 let d = demands.get(op.demand as usize).ok_or_else(|| {
@@ -357,21 +359,7 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
                 });
             }
         }
-        // Every receive was paired with a send.
-        for (r, rp) in p.ranks.iter().enumerate() {
-            let recvs = rp.ticks[t].iter().filter(|o| o.op == OpKind::Recv).count();
-            let sends_to_r = p
-                .ranks
-                .iter()
-                .flat_map(|q| q.ticks[t].iter())
-                .filter(|o| o.op == OpKind::Send && o.peer == r as u32)
-                .count();
-            if recvs != sends_to_r {
-                return Err(bad(format!(
-                    "rank {r}, tick {t}: {recvs} receives but {sends_to_r} sends to it"
-                )));
-            }
-        }
+        check_receives_paired(p, t)?;
         ticks.push(chunks);
     }
     for (i, ps) in pieces.iter_mut().enumerate() {
@@ -406,6 +394,28 @@ pub fn import(p: &P2pProgram) -> Result<Imported, InteropError> {
         instance: inst,
         ticks,
     })
+}
+
+/// Every receive of tick `t` was paired with a send: per rank, as many
+/// receives as sends to it (the first rank that differs is named). One
+/// pass over the tick's operations.
+fn check_receives_paired(p: &P2pProgram, t: usize) -> Result<(), InteropError> {
+    // (receives at r, sends to r) for every rank that has either.
+    let mut counts: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (r, rp) in p.ranks.iter().enumerate() {
+        for o in &rp.ticks[t] {
+            match o.op {
+                OpKind::Recv => counts.entry(r as u32).or_default().0 += 1,
+                OpKind::Send => counts.entry(o.peer).or_default().1 += 1,
+            }
+        }
+    }
+    match counts.into_iter().filter(|(_, (a, b))| a != b).min() {
+        Some((r, (recvs, sends))) => Err(bad(format!(
+            "rank {r}, tick {t}: {recvs} receives but {sends} sends to it"
+        ))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
