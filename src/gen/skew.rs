@@ -75,6 +75,25 @@ impl Skew {
     }
 }
 
+/// A skewed MoE all-to-all of `n` slots under `model` for the solvers'
+/// tests: bandwidth 64, mean `k` chunks, sigma 1.2, 1/16 hot slots x4.
+#[cfg(test)]
+pub(crate) fn test_instance(
+    model: crate::instance::Model,
+    n: u32,
+    k: u64,
+    seed: u64,
+) -> crate::instance::Instance {
+    let skew = Skew {
+        mean_bits: (64 * k) as f64,
+        sigma: 1.2,
+        hot: (n / 16).max(1),
+        hot_factor: 4,
+    };
+    let demands = skew.all_to_all(n, seed).expect("valid skew");
+    crate::instance::Instance::new(model, n, 64, demands, &Default::default()).expect("valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

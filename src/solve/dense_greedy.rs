@@ -230,22 +230,14 @@ pub fn dense_strict1_schedule(inst: &Instance, delta: u64) -> Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::skew::Skew;
+    use crate::gen::skew::test_instance;
     use crate::graph::DemandGraph;
-    use crate::instance::Limits;
     use crate::validate::validate_compact;
 
     #[test]
     fn dense_greedy_schedules_are_valid_and_near_delta() {
         for (n, k, seed) in [(8, 1, 0), (16, 4, 1), (64, 1, 2), (64, 4, 3), (65, 2, 4)] {
-            let skew = Skew {
-                mean_bits: (64 * k) as f64,
-                sigma: 1.2,
-                hot: (n / 16).max(1),
-                hot_factor: 4,
-            };
-            let demands = skew.all_to_all(n, seed).unwrap();
-            let inst = Instance::new(Model::Strict1, n, 64, demands, &Limits::default()).unwrap();
+            let inst = test_instance(Model::Strict1, n, k, seed);
             assert!(applies(&inst));
             let delta = DemandGraph::new(&inst).max_degree().0;
             let s = dense_strict1_schedule(&inst, delta);

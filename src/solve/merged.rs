@@ -242,18 +242,11 @@ fn hand_back(coarse: &Schedule, members: &[u32], chunks: &[u64], from: &[usize])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::skew::Skew;
+    use crate::gen::skew::test_instance;
     use crate::validate::validate_compact;
 
     fn skewed(n: u32, k: u64, seed: u64) -> Instance {
-        let skew = Skew {
-            mean_bits: (64 * k) as f64,
-            sigma: 1.2,
-            hot: (n / 16).max(1),
-            hot_factor: 4,
-        };
-        let demands = skew.all_to_all(n, seed).unwrap();
-        Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap()
+        test_instance(Model::Read1Write1, n, k, seed)
     }
 
     #[test]

@@ -128,18 +128,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     let t0 = Instant::now();
     let g = DemandGraph::new(inst);
     if request.solver == SolverChoice::Pairwise {
-        // The baseline, under the cheap bounds (complete for READ1_WRITE1).
-        let exact = |part: &Instance| match solve_instance(part, &SolveRequest::default()) {
-            Ok(sol) => sol.schedule,
-            // Unreachable (the engine's schedules are valid); the round's
-            // greedy then, validated below with the rest.
-            Err(_) => super::greedy::greedy_schedule_on(part, None, None).0,
-        };
-        let schedule = super::pairwise::pairwise_schedule(inst, &exact);
-        let bounds = simple_bounds(inst, &g);
-        let seconds = t0.elapsed().as_secs_f64();
-        let sol = Solution::from_schedule(schedule, &bounds, "pairwise", seconds);
-        return finish(inst, sol, t0, 0.0);
+        return finish(inst, pairwise_solution(inst, &g), t0, 0.0);
     }
     // Scale (issue 15): supports whose components are paths, cycles or uniform
     // complete graphs are coloured exactly by structure, with their witness;
@@ -157,28 +146,8 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // the pairs. Its schedule, with the degree bound (complete only when
     // the schedule meets it: then it is optimal).
     if request.solver == SolverChoice::Auto && super::bit_split::applies(inst) {
-        let t = Instant::now();
         let deadline = request.time_limit.map(|limit| t0 + limit);
-        let (schedule, cut, layers) = super::bit_split::bit_split_schedule(inst, deadline);
-        let mut bounds = simple_bounds(inst, &g);
-        if schedule.ticks() == bounds.best.ticks {
-            bounds.complete = true;
-        }
-        let seconds = t.elapsed().as_secs_f64();
-        let mut sol = Solution::from_schedule(schedule, &bounds, "bit_split", seconds);
-        if cut {
-            note_cut_short(&mut sol.stats, "greedy");
-        }
-        // The odd-set search is not run here (a Gomory-Hu tree over
-        // millions of pairs costs more than the colouring); say so.
-        sol.stats.details.insert(
-            "bit_split".to_string(),
-            serde_json::json!({
-                "layers": layers,
-                "bound": "degree and capacity only: the odd-set search is skipped on heavy traffic",
-            }),
-        );
-        return finish(inst, sol, t0, 0.0);
+        return finish(inst, bit_split_solution(inst, &g, deadline), t0, 0.0);
     }
     // Planning inside the step (issue 37, DESIGN §13): skewed dense
     // traffic. READ1_WRITE1 through merged slots (exact: Delta ticks);
@@ -270,6 +239,47 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         note_cut_short(&mut sol.stats, "bounds");
     }
     finish(inst, sol, t0, bounds_seconds)
+}
+
+/// The pairwise-exchange baseline, under the cheap bounds (complete for
+/// READ1_WRITE1); each STRICT1 round in its fewest ticks by this engine.
+fn pairwise_solution(inst: &Instance, g: &DemandGraph) -> Solution {
+    let t = Instant::now();
+    let exact = |part: &Instance| match solve_instance(part, &SolveRequest::default()) {
+        Ok(sol) => sol.schedule,
+        // Unreachable (the engine's schedules are valid); the round's
+        // greedy then, validated with the rest.
+        Err(_) => super::greedy::greedy_schedule_on(part, None, None).0,
+    };
+    let schedule = super::pairwise::pairwise_schedule(inst, &exact);
+    let bounds = simple_bounds(inst, g);
+    Solution::from_schedule(schedule, &bounds, "pairwise", t.elapsed().as_secs_f64())
+}
+
+/// The binary split's schedule (heavy traffic), with the degree bound
+/// (complete only when the schedule meets it: then it is optimal).
+fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant>) -> Solution {
+    let t = Instant::now();
+    let (schedule, cut, layers) = super::bit_split::bit_split_schedule(inst, deadline);
+    let mut bounds = simple_bounds(inst, g);
+    if schedule.ticks() == bounds.best.ticks {
+        bounds.complete = true;
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let mut sol = Solution::from_schedule(schedule, &bounds, "bit_split", seconds);
+    if cut {
+        note_cut_short(&mut sol.stats, "greedy");
+    }
+    // The odd-set search is not run here (a Gomory-Hu tree over
+    // millions of pairs costs more than the colouring); say so.
+    sol.stats.details.insert(
+        "bit_split".to_string(),
+        serde_json::json!({
+            "layers": layers,
+            "bound": "degree and capacity only: the odd-set search is skipped on heavy traffic",
+        }),
+    );
+    sol
 }
 
 /// The dense fast paths (module `merged` for READ1_WRITE1, module
