@@ -23,6 +23,7 @@
 //! Exact (Delta ticks, the degree witness proves it) and deterministic.
 
 use super::koenig::delta_schedule;
+use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
 
@@ -87,17 +88,6 @@ fn pack_in_order(degrees: &[u64], cap: u64) -> (Vec<u32>, u32) {
     (bin_of, bins)
 }
 
-/// Out- and in-chunk degrees of `inst`.
-fn side_degrees(inst: &Instance) -> (Vec<u64>, Vec<u64>) {
-    let n = inst.slots as usize;
-    let (mut out, mut inn) = (vec![0u64; n], vec![0u64; n]);
-    for (d, &m) in inst.demands().iter().zip(inst.chunk_counts()) {
-        out[d.src as usize] += m;
-        inn[d.dst as usize] += m;
-    }
-    (out, inn)
-}
-
 /// The slots after merging: bins per side and each slot's bin.
 struct Merge {
     left_of: Vec<u32>,
@@ -107,11 +97,11 @@ struct Merge {
 }
 
 impl Merge {
-    fn new(inst: &Instance) -> Merge {
-        let (out, inn) = side_degrees(inst);
-        let delta = out.iter().chain(&inn).copied().max().unwrap_or(0);
-        let (left_of, left) = pack_in_order(&out, delta);
-        let (right_of, right) = pack(&inn, delta);
+    fn new(g: &DemandGraph) -> Merge {
+        let (out, inn) = (&g.out_degree, &g.in_degree);
+        let delta = out.iter().chain(inn).copied().max().unwrap_or(0);
+        let (left_of, left) = pack_in_order(out, delta);
+        let (right_of, right) = pack(inn, delta);
         Merge {
             left_of,
             right_of,
@@ -138,14 +128,16 @@ impl Merge {
 /// not pay (fewer than a quarter of the slots go: uniform traffic, left to
 /// the plain engines) or the merged instance cannot be built (more chunks
 /// in a merged pair than u64 holds).
-pub fn merged_delta_schedule(inst: &Instance) -> Option<Schedule> {
+/// `g` is the instance's demand graph (its side degrees are the bins'
+/// loads).
+pub fn merged_delta_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> {
     if inst.model != Model::Read1Write1
         || inst.is_multiport()
         || inst.demands().len() < MERGE_MIN_DEMANDS
     {
         return None;
     }
-    let merge = Merge::new(inst);
+    let merge = Merge::new(g);
     if !merge.pays() {
         return None;
     }
@@ -253,9 +245,9 @@ mod tests {
     fn merged_schedules_are_valid_and_take_delta_ticks() {
         for (n, k, seed) in [(40, 1, 0), (48, 4, 1), (64, 1, 2), (64, 4, 3), (100, 2, 4)] {
             let inst = skewed(n, k, seed);
-            let (out, inn) = side_degrees(&inst);
-            let delta = out.iter().chain(&inn).copied().max().unwrap();
-            let s = merged_delta_schedule(&inst).expect("fits");
+            let g = DemandGraph::new(&inst);
+            let delta = g.max_degree().0;
+            let s = merged_delta_schedule(&inst, &g).expect("fits");
             assert!(validate_compact(&inst, &s).passed(), "n={n} k={k}");
             assert_eq!(s.ticks(), delta, "n={n} k={k}");
         }

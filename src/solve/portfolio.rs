@@ -289,7 +289,10 @@ fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     let t = Instant::now();
     let delta = g.max_degree().0;
     let (schedule, name) = match inst.model {
-        Model::Read1Write1 => (super::merged::merged_delta_schedule(inst)?, "koenig_merged"),
+        Model::Read1Write1 => (
+            super::merged::merged_delta_schedule(inst, g)?,
+            "koenig_merged",
+        ),
         Model::Strict1 if super::dense_greedy::applies(inst) => (
             super::dense_greedy::dense_strict1_schedule(inst, delta),
             "dense_greedy",
