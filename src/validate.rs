@@ -31,6 +31,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod clean;
+mod edit;
+
+pub use edit::validate_edited;
 #[cfg(test)]
 mod tests;
 

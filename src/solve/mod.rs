@@ -29,10 +29,12 @@ mod port_grouping;
 mod port_split;
 pub mod portfolio;
 pub mod proofs;
+pub mod replan;
 mod solution;
 mod status;
 pub mod strict1_exact;
 mod structured;
+mod tick_table;
 
 pub use solution::{Solution, SolveStats};
 pub use status::{certify, Status};

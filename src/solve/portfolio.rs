@@ -316,12 +316,24 @@ fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
 /// Validates `sol` and stamps its times.
 fn finish(
     inst: &Instance,
-    mut sol: Solution,
+    sol: Solution,
     t0: Instant,
     bounds_seconds: f64,
 ) -> Result<Solution, EngineError> {
+    finish_validated(inst, sol, t0, bounds_seconds, |s| validate_compact(inst, s))
+}
+
+/// [`finish`] with the validator given: `validate` must judge exactly as
+/// [`validate_compact`] does (e.g. [`crate::validate::validate_edited`]).
+pub(super) fn finish_validated(
+    inst: &Instance,
+    mut sol: Solution,
+    t0: Instant,
+    bounds_seconds: f64,
+    validate: impl FnOnce(&Schedule) -> crate::validate::Report,
+) -> Result<Solution, EngineError> {
     let tv = Instant::now();
-    let report = validate_compact(inst, &sol.schedule);
+    let report = validate(&sol.schedule);
     let validate_seconds = tv.elapsed().as_secs_f64();
     if !report.passed() {
         return Err(EngineError::InvalidSchedule {

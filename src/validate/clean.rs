@@ -109,13 +109,13 @@ const SENT_RANGES_MAX: usize = 8;
 /// The (src, dst) of each demand, packed in 4 bytes when slot ids fit in
 /// 16 bits: the fast check looks one up per entry of a round, at random,
 /// and a quarter of the demands' size keeps more of them in the caches.
-enum Ends<'a> {
+pub(super) enum Ends<'a> {
     Packed(Vec<u32>),
     Demands(&'a [Demand]),
 }
 
 impl<'a> Ends<'a> {
-    fn new(inst: &'a Instance) -> Self {
+    pub(super) fn new(inst: &'a Instance) -> Self {
         if inst.slots <= 1 << 16 {
             Ends::Packed(inst.demands().iter().map(|d| d.src << 16 | d.dst).collect())
         } else {
@@ -139,7 +139,7 @@ struct Use {
 }
 
 /// The fast check, one per thread: per-slot uses, stamped by round.
-struct CleanRound<'p> {
+pub(super) struct CleanRound<'p> {
     model: Model,
     /// Ports of each slot.
     ports: &'p [u32],
@@ -152,7 +152,7 @@ struct CleanRound<'p> {
 }
 
 impl<'p> CleanRound<'p> {
-    fn new(model: Model, ports: &'p [u32]) -> Self {
+    pub(super) fn new(model: Model, ports: &'p [u32]) -> Self {
         CleanRound {
             model,
             ports,
@@ -165,7 +165,7 @@ impl<'p> CleanRound<'p> {
     /// Whether round `ri` with `demands` is certainly a valid tick: every
     /// index names a demand, and no slot side is used more often than its
     /// ports allow. O(entries): stamps are never cleared.
-    fn is_clean(&mut self, ends: &Ends, ri: usize, demands: &[u32]) -> bool {
+    pub(super) fn is_clean(&mut self, ends: &Ends, ri: usize, demands: &[u32]) -> bool {
         // The look-ups first, in a loop of loads only: their cache misses
         // overlap (interleaved with the checks, they did not).
         self.ends.clear();

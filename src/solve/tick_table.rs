@@ -1,0 +1,439 @@
+//! The tick table a [`super::replan::Planner`] keeps between plans: per
+//! tick, each slot's send and receive partner, the free ticks of each slot
+//! side as bitsets, and the ticks of each ordered pair. Edits (take a chunk
+//! out, put one in, empty the ticks past a new length) keep all three in
+//! step; a chunk goes into a tick free at both ends (a word-wise AND of
+//! the two bitsets) or, when there is none, into one freed by swapping the
+//! two colours of an alternating path (König's argument; STRICT1's
+//! conflict graph is not bipartite, so there a path that closes on the
+//! other end is refused and [`TickTable::insert`] may fail).
+//!
+//! The table is an edge colouring of the demand multigraph with `ticks`
+//! colours; READ1_WRITE1 colours the bipartite graph of send and receive
+//! sides, STRICT1 the graph on slots. It proves nothing itself: the
+//! schedule it emits is validated like every other.
+
+use crate::rounds::{Round, Schedule};
+
+/// Largest slot count of a table (partners are stored as `u16`).
+pub const MAX_TABLE_SLOTS: u32 = 2048;
+
+/// Slot sides: what a slot does in a tick.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Send,
+    Receive,
+}
+
+/// An edge colouring of the demand multigraph of `n` slots in `ticks`
+/// colours (module docs).
+#[derive(Clone)]
+pub struct TickTable {
+    n: usize,
+    /// STRICT1: a slot sends or receives in a tick, not both.
+    strict: bool,
+    ticks: usize,
+    /// `out[t * n + u] = v + 1` when `u` sends to `v` in tick `t`, else 0.
+    out: Vec<u16>,
+    /// `inp[t * n + v] = u + 1` when `v` receives from `u` in tick `t`.
+    inp: Vec<u16>,
+    /// Bitset words per slot side (room for `words * 64` ticks).
+    words: usize,
+    /// Bit `t` of row `u`: the send side of `u` is free in tick `t`
+    /// (STRICT1: `u` is free; both sides use this set).
+    free_send: Vec<u64>,
+    /// Bit `t` of row `v`: the receive side of `v` is free (READ1_WRITE1).
+    free_receive: Vec<u64>,
+    /// Ticks of the ordered pair `u * n + v`, in no order.
+    at: Vec<Vec<u32>>,
+    /// Ticks changed since [`TickTable::take_dirty`] (flag, bitset and
+    /// list).
+    dirty: Vec<bool>,
+    dirty_bits: Vec<u64>,
+    dirty_list: Vec<u32>,
+}
+
+impl TickTable {
+    /// An empty table of `ticks` ticks.
+    pub fn new(n: usize, strict: bool, ticks: usize) -> TickTable {
+        let words = ticks.div_ceil(64).max(1);
+        let mut table = TickTable {
+            n,
+            strict,
+            ticks: 0,
+            out: Vec::new(),
+            inp: Vec::new(),
+            words,
+            free_send: vec![0; n * words],
+            free_receive: if strict {
+                Vec::new()
+            } else {
+                vec![0; n * words]
+            },
+            at: vec![Vec::new(); n * n],
+            dirty: Vec::new(),
+            dirty_bits: vec![0; words],
+            dirty_list: Vec::new(),
+        };
+        table.resize(ticks);
+        table
+    }
+
+    /// The table of a valid schedule of an instance whose demand `i` goes
+    /// `ends[i] = (src, dst)`.
+    pub fn from_schedule(
+        n: usize,
+        strict: bool,
+        schedule: &Schedule,
+        ends: &[(u32, u32)],
+    ) -> TickTable {
+        let ticks = schedule.ticks() as usize;
+        let mut table = TickTable::new(n, strict, ticks);
+        let mut t = 0usize;
+        for round in &schedule.rounds {
+            for tick in t..t + round.repeat as usize {
+                for &d in &round.demands {
+                    let (u, v) = ends[d as usize];
+                    table.place(u as usize, v as usize, tick);
+                }
+            }
+            t += round.repeat as usize;
+        }
+        table
+    }
+
+    /// Chunks of `u -> v` in the table.
+    pub fn chunks(&self, u: usize, v: usize) -> usize {
+        self.at[u * self.n + v].len()
+    }
+
+    /// Takes one chunk of `u -> v` out (the pair must have one): from its
+    /// latest tick already changed in this edit, else its latest tick
+    /// (changes kept to few ticks: fewer rounds to emit and check again).
+    pub fn remove(&mut self, u: usize, v: usize) {
+        let ticks = &self.at[u * self.n + v];
+        let key = |t: &&u32| (self.dirty[**t as usize], **t);
+        let tick = *ticks.iter().max_by_key(key).expect("the pair has a chunk");
+        self.unplace(u, v, tick as usize);
+    }
+
+    /// Sets the length to `ticks`: new ticks are empty; chunks in ticks
+    /// past the new length are taken out and returned as (sender,
+    /// receiver), one per chunk (the caller puts them back).
+    pub fn resize(&mut self, ticks: usize) -> Vec<(usize, usize)> {
+        let n = self.n;
+        let mut evicted = Vec::new();
+        for t in ticks..self.ticks {
+            for u in 0..n {
+                let v = self.out[t * n + u];
+                if v != 0 {
+                    self.unplace(u, v as usize - 1, t);
+                    evicted.push((u, v as usize - 1));
+                }
+            }
+        }
+        if ticks > self.words * 64 {
+            self.widen(ticks.div_ceil(64) + ticks.div_ceil(512));
+        }
+        let (from, to) = (self.ticks.min(ticks), self.ticks.max(ticks));
+        let free = ticks > self.ticks;
+        for t in from..to {
+            for x in 0..n {
+                set_bit(&mut self.free_send[x * self.words..], t, free);
+                if !self.strict {
+                    set_bit(&mut self.free_receive[x * self.words..], t, free);
+                }
+            }
+        }
+        self.out.resize(ticks * n, 0);
+        self.inp.resize(ticks * n, 0);
+        self.dirty.resize(ticks, false);
+        self.dirty_bits.resize(self.words, 0);
+        for t in ticks..self.words * 64 {
+            self.dirty_bits[t / 64] &= !(1 << (t % 64));
+        }
+        for t in from..ticks {
+            self.touch(t);
+        }
+        self.ticks = ticks;
+        evicted
+    }
+
+    /// The ticks changed since the last call, ascending (only those below
+    /// the current length).
+    pub fn take_dirty(&mut self) -> Vec<u32> {
+        let mut list = std::mem::take(&mut self.dirty_list);
+        list.retain(|&t| (t as usize) < self.ticks);
+        list.sort_unstable();
+        list.dedup();
+        self.dirty.iter_mut().for_each(|d| *d = false);
+        self.dirty_bits.iter_mut().for_each(|d| *d = 0);
+        list
+    }
+
+    fn touch(&mut self, t: usize) {
+        if let Some(d) = self.dirty.get_mut(t) {
+            if !*d {
+                *d = true;
+                self.dirty_bits[t / 64] |= 1 << (t % 64);
+                self.dirty_list.push(t as u32);
+            }
+        }
+    }
+
+    /// Puts one chunk of `u -> v` in a tick; `false` (table unchanged but
+    /// for swapped colours) when STRICT1 finds no tick for it. Both ends
+    /// must have a free tick (degree below the length).
+    pub fn insert(&mut self, u: usize, v: usize) -> bool {
+        if let Some(t) = self.common_free(u, v) {
+            self.place(u, v, t);
+            return true;
+        }
+        if self.strict {
+            self.insert_by_strict1_path(u, v)
+        } else {
+            self.insert_by_bipartite_path(u, v)
+        }
+    }
+
+    /// The schedule of the table: one round per tick (repeat 1, equal
+    /// neighbours not merged, so round `t` is tick `t`), demand `index[u *
+    /// n + v]` for each chunk of `u -> v`.
+    pub fn schedule(&self, index: &[u32]) -> Schedule {
+        let rounds = (0..self.ticks)
+            .map(|t| {
+                let mut demands = Vec::new();
+                self.tick_demands(t, index, &mut demands);
+                Round { repeat: 1, demands }
+            })
+            .collect();
+        Schedule { rounds }
+    }
+
+    /// [`TickTable::schedule`] from the schedule it gave before, whose
+    /// rounds are the table's ticks then: only `dirty` ticks are emitted
+    /// again.
+    pub fn patch(&self, mut schedule: Schedule, dirty: &[u32], index: &[u32]) -> Schedule {
+        schedule.rounds.truncate(self.ticks);
+        schedule.rounds.resize_with(self.ticks, || Round {
+            repeat: 1,
+            demands: Vec::new(),
+        });
+        for &t in dirty {
+            let t = t as usize;
+            self.tick_demands(t, index, &mut schedule.rounds[t].demands);
+        }
+        schedule
+    }
+
+    /// The demands sent in tick `t`, sorted, into `demands`.
+    fn tick_demands(&self, t: usize, index: &[u32], demands: &mut Vec<u32>) {
+        let n = self.n;
+        demands.clear();
+        for (u, &v) in self.out[t * n..(t + 1) * n].iter().enumerate() {
+            if v != 0 {
+                demands.push(index[u * n + v as usize - 1]);
+            }
+        }
+        if demands.windows(2).any(|w| w[0] > w[1]) {
+            demands.sort_unstable();
+        }
+    }
+
+    /// READ1_WRITE1: `a` free at `u`'s send side, `b` at `v`'s receive
+    /// side; the a/b path from `v` alternates receive and send sides and
+    /// enters send sides by `a` edges, so it never reaches `u` (no `a`
+    /// edge there). Swapping it frees `a` at `v`.
+    fn insert_by_bipartite_path(&mut self, u: usize, v: usize) -> bool {
+        let (Some(a), Some(b)) = (
+            self.first_free(Side::Send, u),
+            self.first_free(Side::Receive, v),
+        ) else {
+            return false;
+        };
+        let n = self.n;
+        let mut path = Vec::new();
+        let mut receiver = v;
+        loop {
+            if path.len() > 2 * n {
+                return false; // a path is simple: unreachable
+            }
+            let sender = self.inp[a * n + receiver];
+            if sender == 0 {
+                break;
+            }
+            let sender = sender as usize - 1;
+            path.push((sender, receiver, a, b));
+            let next = self.out[b * n + sender];
+            if next == 0 {
+                break;
+            }
+            receiver = next as usize - 1;
+            path.push((sender, receiver, b, a));
+        }
+        self.swap_path(&path);
+        self.place(u, v, a);
+        true
+    }
+
+    /// STRICT1: for `a` free at `u` and `b` free at `v`, the a/b path
+    /// from `v`; unless it ends at `u`, swapping it frees `a` at `v`. A few
+    /// colour pairs are tried.
+    fn insert_by_strict1_path(&mut self, u: usize, v: usize) -> bool {
+        const TRIES: usize = 4;
+        let free_u: Vec<usize> = self.free_ticks(Side::Send, u).take(TRIES).collect();
+        let free_v: Vec<usize> = self.free_ticks(Side::Send, v).take(TRIES).collect();
+        for &a in &free_u {
+            for &b in &free_v {
+                if let Some(path) = self.strict1_path(v, a, b, u) {
+                    self.swap_path(&path);
+                    self.place(u, v, a);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The a/b path of the STRICT1 conflict graph from `start` (which has
+    /// an `a` edge and no `b` edge) as (sender, receiver, colour, swapped
+    /// colour); `None` when it ends at `avoid`.
+    fn strict1_path(
+        &self,
+        start: usize,
+        a: usize,
+        b: usize,
+        avoid: usize,
+    ) -> Option<Vec<(usize, usize, usize, usize)>> {
+        let n = self.n;
+        let mut path = Vec::new();
+        let (mut x, mut c, mut other) = (start, a, b);
+        while path.len() <= n {
+            let (sender, receiver) = match (self.out[c * n + x], self.inp[c * n + x]) {
+                (0, 0) => break,
+                (p, 0) => (x, p as usize - 1),
+                (_, p) => (p as usize - 1, x),
+            };
+            let next = if sender == x { receiver } else { sender };
+            path.push((sender, receiver, c, other));
+            x = next;
+            std::mem::swap(&mut c, &mut other);
+        }
+        (x != avoid && path.len() <= n).then_some(path)
+    }
+
+    /// Moves every (sender, receiver, from, to) edge of a path from tick
+    /// `from` to tick `to` (all taken out first: the ticks trade places).
+    fn swap_path(&mut self, path: &[(usize, usize, usize, usize)]) {
+        for &(s, r, from, _) in path {
+            self.unplace(s, r, from);
+        }
+        for &(s, r, _, to) in path {
+            self.place(s, r, to);
+        }
+    }
+
+    fn place(&mut self, u: usize, v: usize, t: usize) {
+        let n = self.n;
+        debug_assert!(self.out[t * n + u] == 0 && self.inp[t * n + v] == 0);
+        self.out[t * n + u] = v as u16 + 1;
+        self.inp[t * n + v] = u as u16 + 1;
+        self.mark(Side::Send, u, t, false);
+        self.mark(Side::Receive, v, t, false);
+        self.at[u * n + v].push(t as u32);
+        self.touch(t);
+    }
+
+    fn unplace(&mut self, u: usize, v: usize, t: usize) {
+        let n = self.n;
+        self.out[t * n + u] = 0;
+        self.inp[t * n + v] = 0;
+        self.mark(Side::Send, u, t, true);
+        self.mark(Side::Receive, v, t, true);
+        let ticks = &mut self.at[u * n + v];
+        let i = ticks
+            .iter()
+            .position(|&x| x as usize == t)
+            .expect("the chunk is in the table");
+        ticks.swap_remove(i);
+        self.touch(t);
+    }
+
+    fn bits(&self, side: Side, x: usize) -> &[u64] {
+        let set = match side {
+            Side::Receive if !self.strict => &self.free_receive,
+            _ => &self.free_send,
+        };
+        &set[x * self.words..(x + 1) * self.words]
+    }
+
+    fn mark(&mut self, side: Side, x: usize, t: usize, free: bool) {
+        let words = self.words;
+        let set = match side {
+            Side::Receive if !self.strict => &mut self.free_receive,
+            _ => &mut self.free_send,
+        };
+        set_bit(&mut set[x * words..], t, free);
+    }
+
+    /// A tick free at both ends: the first one already changed in this
+    /// edit, else the first one.
+    fn common_free(&self, u: usize, v: usize) -> Option<usize> {
+        let (a, b) = (self.bits(Side::Send, u), self.bits(Side::Receive, v));
+        let first = |mask: &dyn Fn(usize) -> u64| {
+            (0..self.words)
+                .find(|&w| a[w] & b[w] & mask(w) != 0)
+                .map(|w| w * 64 + (a[w] & b[w] & mask(w)).trailing_zeros() as usize)
+        };
+        first(&|w| self.dirty_bits[w]).or_else(|| first(&|_| u64::MAX))
+    }
+
+    fn first_free(&self, side: Side, x: usize) -> Option<usize> {
+        self.free_ticks(side, x).next()
+    }
+
+    fn free_ticks(&self, side: Side, x: usize) -> impl Iterator<Item = usize> + '_ {
+        self.bits(side, x)
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &word)| BitIter(word).map(move |b| w * 64 + b))
+    }
+
+    /// Re-lays the bitsets with `words` words per slot side.
+    fn widen(&mut self, words: usize) {
+        let relay = |set: &Vec<u64>, old: usize| {
+            let mut wide = vec![0u64; set.len() / old.max(1) * words];
+            for (x, row) in set.chunks(old).enumerate() {
+                wide[x * words..x * words + old].copy_from_slice(row);
+            }
+            wide
+        };
+        self.free_send = relay(&self.free_send, self.words);
+        if !self.strict {
+            self.free_receive = relay(&self.free_receive, self.words);
+        }
+        self.words = words;
+    }
+}
+
+fn set_bit(row: &mut [u64], t: usize, on: bool) {
+    if on {
+        row[t / 64] |= 1 << (t % 64);
+    } else {
+        row[t / 64] &= !(1 << (t % 64));
+    }
+}
+
+/// The set bits of a word, lowest first.
+struct BitIter(u64);
+
+impl Iterator for BitIter {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let b = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            b
+        })
+    }
+}
