@@ -158,6 +158,79 @@ def scenario_remote_copy_mismatch(rank, world):
         raise AssertionError("a size mismatch was accepted")
 
 
+def same_error_everywhere(fn, world, cls=ValueError):
+    """Calls fn, which must raise `cls` on every rank with the same message; returns it."""
+    try:
+        fn()
+    except cls as e:
+        msg = str(e)
+    else:
+        msg = None
+    msgs = [None] * world
+    dist.all_gather_object(msgs, msg)
+    assert msg is not None, "accepted on this rank"
+    assert len(set(msgs)) == 1, f"ranks raised different errors: {msgs}"
+    return msg
+
+
+def scenario_rows_plan_any_row_size(rank, world):
+    """One plan in rows (no row_bytes) runs on rows of any size; equal to torch's."""
+    rows = skewed_rows(world, 21)
+    out_rows = [rows[s][rank] for s in range(world)]
+    plans = [tt.plan_all_to_all(rows[rank], out_rows),
+             tt.plan_all_to_all(rows[rank], out_rows, model="READ1_WRITE1", chunk_rows=5)]
+    assert plans[1].solution.ticks > plans[0].solution.ticks, "chunk_rows=5 did not cut the demands"
+    cases = [((5,), torch.float32), ((3, 2), torch.bfloat16), ((7,), torch.int8), ((), torch.float64)]
+    for p, plan in enumerate(plans):
+        assert plan.row_bytes is None
+        for c, (trailing, dtype) in enumerate(cases):
+            inp = make_input(rows, rank, trailing, dtype, 40 + 10 * p + c)
+            want, _ = reference(inp, rows, rank, world)
+            got = torch.full_like(want, 3)
+            plan.run(got, inp)
+            assert same_bytes(got, want), f"plan {p}, {dtype} rows of shape {trailing} differ from torch's"
+
+
+def scenario_rows_plan_mismatch(rank, world):
+    """A plan in rows refuses, on every rank with one message, rows of different
+    sizes on different ranks and rows that do not fit the plan; then runs."""
+    rows = [[2 + (s + d) % 3 for d in range(world)] for s in range(world)]
+    out_rows = [rows[s][rank] for s in range(world)]
+    plan = tt.plan_all_to_all(rows[rank], out_rows)
+    width = 4 if rank == 1 else 5
+    inp = torch.ones(sum(rows[rank]), width)
+    out = torch.empty(sum(out_rows), width)
+    msg = same_error_everywhere(lambda: plan.run(out, inp), world)
+    assert "rows differ in size" in msg and "rank 0 20/20, rank 1 16/16" in msg, msg
+    extra = 1 if rank == 2 else 0
+    inp = torch.ones(sum(rows[rank]) + extra, 5)
+    msg = same_error_everywhere(lambda: plan.run(torch.empty(sum(out_rows), 5), inp), world)
+    assert f"rank 2: input has {sum(rows[2]) + 1} rows, the plan needs {sum(rows[2])}" in msg, msg
+    assert "rows differ" not in msg, msg
+    inp = make_input(rows, rank, (5,), torch.float32, 77)
+    want, _ = reference(inp, rows, rank, world)
+    got = torch.empty_like(want)
+    plan.run(got, inp)
+    assert same_bytes(got, want), "the plan in rows did not run after refusing"
+
+
+def scenario_rows_plan_arguments(rank, world):
+    """Plan arguments that cannot work, or differ between ranks, raise on every rank."""
+    splits = [1] * world
+    try:
+        tt.plan_all_to_all(splits, splits, chunk_bytes=64)
+    except ValueError as e:
+        assert f"rank {rank}: chunk_bytes needs row_bytes=" in str(e), str(e)
+    else:
+        raise AssertionError("chunk_bytes without row_bytes was accepted")
+    rb = 12 if rank == 0 else None
+    msg = same_error_everywhere(lambda: tt.plan_all_to_all(splits, splits, row_bytes=rb), world)
+    assert "rank 1 plans in rows, rank 0 has 12 bytes per row" in msg, msg
+    chunk = 3 if rank == world - 1 else 2
+    msg = same_error_everywhere(lambda: tt.plan_all_to_all(splits, splits, chunk_rows=chunk), world)
+    assert f"rank {world - 1} chunks by 3, rank 0 by 2" in msg, msg
+
+
 def scenario_bad_shape_raises_everywhere(rank, world):
     inp = torch.zeros(world * 2 + (1 if rank == 0 else 0), 3)
     out = torch.zeros(world * 2, 3)
@@ -180,6 +253,9 @@ def scenarios(rank, world):
     yield "split_mismatch", lambda: scenario_split_mismatch(rank, world)
     yield "remote_copy", lambda: scenario_remote_copy(rank, world)
     yield "remote_copy_mismatch", lambda: scenario_remote_copy_mismatch(rank, world)
+    yield "rows_plan_any_row_size", lambda: scenario_rows_plan_any_row_size(rank, world)
+    yield "rows_plan_mismatch", lambda: scenario_rows_plan_mismatch(rank, world)
+    yield "rows_plan_arguments", lambda: scenario_rows_plan_arguments(rank, world)
 
 
 def worker(rank, world, port, outdir):
