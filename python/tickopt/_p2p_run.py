@@ -1,7 +1,7 @@
 """The runner under ``tickopt.torch``: plan a byte matrix, run one rank's ticks.
 
-Both front ends use it: the all-to-all :class:`tickopt.torch.Plan` and
-:class:`tickopt.torch.RemoteCopy`. A plan is made in
+Both front ends use it: the all-to-all :class:`tickopt.torch.Plan` and the
+remote-copy service (:mod:`tickopt._copy_service`). A plan is made in
 *units*: bytes, or rows for an all-to-all planned in rows; the lowering
 (``tickopt::lower::p2p`` through :meth:`tickopt.Solution.p2p`) then counts
 offsets in the same units and :func:`run_ticks` scales them to bytes.

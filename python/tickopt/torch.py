@@ -15,8 +15,9 @@ all-to-all is planned in rows (splits count rows; the plan runs on rows of
 any size, the same on every rank) or, given ``row_bytes``, in bytes. Waits
 are bounded by the process group's timeout (``init_process_group(timeout=)``).
 
-:class:`RemoteCopy` registers whole tensors, plans once and runs many times
-over the same runner.
+:class:`RemoteCopyService` is Megatron-LM's remote-copy shape (task ids,
+byte positions and sizes) over the same runner; :class:`RemoteCopy` pairs
+whole tensors by order.
 
 torch is imported when this module is (``import tickopt`` alone never
 imports it); without PyTorch installed, importing this module raises an
@@ -26,7 +27,7 @@ ImportError that says so.
 from __future__ import annotations
 
 import zlib
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
 try:
     import torch
@@ -38,9 +39,10 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     ) from e
 
 from . import Solution
+from ._copy_service import RemoteCopy, RemoteCopyService
 from ._p2p_run import as_bytes, group_size_rank, plan_units, row_bytes_of, run_ticks
 
-__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopy"]
+__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopyService", "RemoteCopy"]
 
 
 class Plan:
@@ -331,107 +333,3 @@ def all_to_all_single(
         _error=error,
     )
     return plan.run(output, input)
-
-
-class RemoteCopy:
-    """The remote-copy service: register sends and receives, plan once
-    (:meth:`schedule`, collective), run many times (:meth:`run`).
-
-    The k-th ``add_send(d, t)`` of rank s pairs with the k-th
-    ``add_recv(s, u)`` of rank d; they must agree in size and dtype, or
-    :meth:`schedule` raises ValueError on every rank (every rank sees every
-    registration, so none waits for a partner that will not come).
-    """
-
-    def __init__(self, group: Any = None, *, model: str = "STRICT1", chunk_bytes: Optional[int] = None):
-        self.group = group
-        self.model = model
-        self.chunk_bytes = chunk_bytes
-        self.world, self.rank = group_size_rank(group)
-        self._sends: List[Tuple[int, "torch.Tensor"]] = []
-        self._recvs: List[Tuple[int, "torch.Tensor"]] = []
-        self.solution: Optional[Solution] = None
-
-    def _peer(self, peer: int, what: str) -> int:
-        peer = int(peer)
-        if not 0 <= peer < self.world:
-            raise ValueError(f"{what}: rank {peer} is not in the group ({self.world} ranks)")
-        return peer
-
-    def add_send(self, dst_rank: int, tensor: "torch.Tensor") -> None:
-        if self.solution is not None:
-            raise RuntimeError("add_send after schedule(): register everything, then schedule once")
-        self._sends.append((self._peer(dst_rank, "add_send"), tensor))
-
-    def add_recv(self, src_rank: int, tensor: "torch.Tensor") -> None:
-        if self.solution is not None:
-            raise RuntimeError("add_recv after schedule(): register everything, then schedule once")
-        if not tensor.is_contiguous():
-            raise ValueError("add_recv: the receive tensor must be contiguous")
-        self._recvs.append((self._peer(src_rank, "add_recv"), tensor))
-
-    def schedule(self) -> Solution:
-        """Gathers every rank's registrations (one ``all_gather_object``),
-        checks that sends and receives match, and plans once."""
-        mine = (
-            [(d, t.numel() * t.element_size(), str(t.dtype)) for d, t in self._sends],
-            [(s, t.numel() * t.element_size(), str(t.dtype)) for s, t in self._recvs],
-        )
-        everyone: List[Any] = [None] * self.world
-        dist.all_gather_object(everyone, mine, group=self.group)
-        n = self.world
-        matrix = [[0] * n for _ in range(n)]
-        for s in range(n):
-            for d in range(n):
-                sends = [(b, t) for p, b, t in everyone[s][0] if p == d]
-                recvs = [(b, t) for p, b, t in everyone[d][1] if p == s]
-                if len(sends) != len(recvs):
-                    raise ValueError(
-                        f"rank {s} registers {len(sends)} send(s) to rank {d}, "
-                        f"rank {d} {len(recvs)} receive(s) from rank {s}"
-                    )
-                for k, (a, b) in enumerate(zip(sends, recvs)):
-                    if a != b:
-                        raise ValueError(
-                            f"send {k} from rank {s} to rank {d} is {a[0]} bytes of {a[1]}, "
-                            f"its receive {b[0]} bytes of {b[1]}"
-                        )
-                matrix[s][d] = sum(b for b, _ in sends)
-        self.solution = plan_units(matrix, self.model, self.chunk_bytes)
-        self._program = self.solution.p2p(self.rank)
-        send_bytes, recv_bytes = self.solution.buffer_bytes(self.rank)
-        dev = (self._sends or self._recvs or [(0, torch.empty(0))])[0][1].device
-        self._send_buf = torch.empty(send_bytes, dtype=torch.uint8, device=dev)
-        self._recv_buf = torch.empty(recv_bytes, dtype=torch.uint8, device=dev)
-        return self.solution
-
-    def run(self) -> None:
-        """Copies every registered send into its receive (after :meth:`schedule`)."""
-        if self.solution is None:
-            raise RuntimeError("run() before schedule()")
-        r = self.rank
-        # Pack: the p2p send buffer holds the sends by destination, in
-        # registration order within a destination; the self part is copied.
-        local = [t for d, t in self._sends if d == r]
-        local_dst = [t for s, t in self._recvs if s == r]
-        off = 0
-        for d in range(self.world):
-            if d == r:
-                continue
-            for p, t in self._sends:
-                if p == d:
-                    n = t.numel() * t.element_size()
-                    self._send_buf[off : off + n].copy_(as_bytes(t.contiguous()))
-                    off += n
-        for a, b in zip(local, local_dst):
-            b.copy_(a)
-        run_ticks(self._program, self._send_buf, self._recv_buf, (r, 0), (r, 0), self.group)
-        off = 0
-        for s in range(self.world):
-            if s == r:
-                continue
-            for p, t in self._recvs:
-                if p == s:
-                    n = t.numel() * t.element_size()
-                    as_bytes(t).copy_(self._recv_buf[off : off + n])
-                    off += n
