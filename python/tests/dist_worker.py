@@ -150,12 +150,187 @@ def scenario_remote_copy_mismatch(rank, world):
         rc.add_send(3, torch.zeros(4, dtype=torch.int32))
     if rank == 3:
         rc.add_recv(2, torch.zeros(4, dtype=torch.float32))
+    msg = same_error_everywhere(rc.schedule, world)
+    for needle in ("task 0 from rank 0 to rank 1: the send is 40 bytes of torch.float32, the receive 48 bytes",
+                   "task 0 from rank 2 to rank 3: the send is 16 bytes of torch.int32, "
+                   "the receive 16 bytes of torch.float32"):
+        assert needle in msg, msg
+
+
+def must_raise(fn, cls, needle, what):
+    """Calls fn, which must raise `cls` (on this rank) with `needle` in its message."""
     try:
-        rc.schedule()
-    except ValueError as e:
-        assert "send 0 from rank 0 to rank 1 is 40 bytes" in str(e), str(e)
+        fn()
+    except cls as e:
+        assert needle in str(e), str(e)
     else:
-        raise AssertionError("a size mismatch was accepted")
+        raise AssertionError(f"{what} was accepted")
+
+
+def same_error_everywhere(fn, world, cls=ValueError):
+    """Calls fn, which must raise `cls` on every rank with the same message; returns it."""
+    try:
+        fn()
+    except cls as e:
+        msg = str(e)
+    else:
+        msg = None
+    msgs = [None] * world
+    dist.all_gather_object(msgs, msg)
+    assert msg is not None, "accepted on this rank"
+    assert len(set(msgs)) == 1, f"ranks raised different errors: {msgs}"
+    return msg
+
+
+def scenario_rows_plan_any_row_size(rank, world):
+    """One plan in rows (no row_bytes) runs on rows of any size; equal to torch's."""
+    rows = skewed_rows(world, 21)
+    out_rows = [rows[s][rank] for s in range(world)]
+    plans = [tt.plan_all_to_all(rows[rank], out_rows),
+             tt.plan_all_to_all(rows[rank], out_rows, model="READ1_WRITE1", chunk_rows=5)]
+    assert plans[1].solution.ticks > plans[0].solution.ticks, "chunk_rows=5 did not cut the demands"
+    cases = [((5,), torch.float32), ((3, 2), torch.bfloat16), ((7,), torch.int8), ((), torch.float64)]
+    for p, plan in enumerate(plans):
+        assert plan.row_bytes is None
+        for c, (trailing, dtype) in enumerate(cases):
+            inp = make_input(rows, rank, trailing, dtype, 40 + 10 * p + c)
+            want, _ = reference(inp, rows, rank, world)
+            got = torch.full_like(want, 3)
+            plan.run(got, inp)
+            assert same_bytes(got, want), f"plan {p}, {dtype} rows of shape {trailing} differ from torch's"
+
+
+def scenario_rows_plan_mismatch(rank, world):
+    """A plan in rows refuses, on every rank with one message, rows of different
+    sizes on different ranks and rows that do not fit the plan; then runs."""
+    rows = [[2 + (s + d) % 3 for d in range(world)] for s in range(world)]
+    out_rows = [rows[s][rank] for s in range(world)]
+    plan = tt.plan_all_to_all(rows[rank], out_rows)
+    width = 4 if rank == 1 else 5
+    inp = torch.ones(sum(rows[rank]), width)
+    out = torch.empty(sum(out_rows), width)
+    msg = same_error_everywhere(lambda: plan.run(out, inp), world)
+    assert "rows differ in size" in msg and "rank 0 20/20, rank 1 16/16" in msg, msg
+    extra = 1 if rank == 2 else 0
+    inp = torch.ones(sum(rows[rank]) + extra, 5)
+    msg = same_error_everywhere(lambda: plan.run(torch.empty(sum(out_rows), 5), inp), world)
+    assert f"rank 2: input has {sum(rows[2]) + 1} rows, the plan needs {sum(rows[2])}" in msg, msg
+    assert "rows differ" not in msg, msg
+    inp = make_input(rows, rank, (5,), torch.float32, 77)
+    want, _ = reference(inp, rows, rank, world)
+    got = torch.empty_like(want)
+    plan.run(got, inp)
+    assert same_bytes(got, want), "the plan in rows did not run after refusing"
+
+
+def scenario_rows_plan_arguments(rank, world):
+    """Plan arguments that cannot work, or differ between ranks, raise on every rank."""
+    splits = [1] * world
+    must_raise(lambda: tt.plan_all_to_all(splits, splits, chunk_bytes=64), ValueError,
+               f"rank {rank}: chunk_bytes needs row_bytes=", "chunk_bytes without row_bytes")
+    rb = 12 if rank == 0 else None
+    msg = same_error_everywhere(lambda: tt.plan_all_to_all(splits, splits, row_bytes=rb), world)
+    assert "rank 1 plans in rows, rank 0 has 12 bytes per row" in msg, msg
+    chunk = 3 if rank == world - 1 else 2
+    msg = same_error_everywhere(lambda: tt.plan_all_to_all(splits, splits, chunk_rows=chunk), world)
+    assert f"rank {world - 1} chunks by 3, rank 0 by 2" in msg, msg
+
+
+def service_tasks(world, variant):
+    """The same transfer list on every rank: (task_id, src, dst, src_pos, size), in bytes.
+    Task ids repeat across pairs (they pair within one source and destination)."""
+    rng = np.random.default_rng(500 + variant)
+    tasks = []
+    for s in range(world):
+        for d in range(world):
+            for k in range(int(rng.integers(0, 4))):
+                size = int(rng.integers(0, 40))
+                pos = int(rng.integers(0, 200 - size))
+                tasks.append((1000 * k + (d - s) % world + variant, s, d, pos, size))
+    return tasks
+
+
+def service_source(rank, it):
+    """Rank `rank`'s send tensors in run `it`: a float32 vector and a
+    non-contiguous int16 view (read in logical order), 200 bytes each."""
+    a = (torch.arange(50, dtype=torch.float32) * 1.5 + 100 * rank + it)
+    b = (torch.arange(100, dtype=torch.int16).reshape(10, 10) * 3 + 7 * rank + it).t()
+    return [a, b]
+
+
+def scenario_copy_service(rank, world):
+    """RemoteCopyService with byte positions and sizes, registered in a shuffled
+    order, self copies, run twice, then clear_requests() and a new pattern;
+    compared with direct byte copies of the same sources."""
+    svc = tt.RemoteCopyService(chunk_bytes=24)
+    for variant in (0, 1):
+        tasks = service_tasks(world, variant)
+        srcs = service_source(rank, 0)
+        dest = torch.full((160,), -1.0, dtype=torch.float64)  # 1280 bytes
+        regs, cursor, where = [], 0, {}
+        for tid, s, d, pos, size in tasks:
+            if d == rank:
+                where[(s, tid)] = cursor + tid % 3
+                regs.append(lambda tid=tid, s=s, size=size, at=cursor + tid % 3:
+                            svc.register_receive(tid, dest, at, size, s))
+                cursor += size + tid % 3
+            if s == rank:
+                regs.append(lambda tid=tid, d=d, pos=pos, size=size:
+                            svc.register_send(tid, srcs[tid % 2], pos, size, d))
+        assert cursor <= 1280
+        for i in np.random.default_rng(rank + 10 * variant).permutation(len(regs)):
+            regs[i]()
+        sol = svc.schedule()
+        assert sol.verify()
+        for it in range(2):
+            new = service_source(rank, it)
+            for t, n in zip(srcs, new):
+                t.copy_(n)
+            svc.run()
+            want = torch.full((160,), -1.0, dtype=torch.float64).view(torch.uint8)
+            for tid, s, d, pos, size in tasks:
+                if d == rank:
+                    src = service_source(s, it)[tid % 2].contiguous().view(-1).view(torch.uint8)
+                    at = where[(s, tid)]
+                    want[at : at + size] = src[pos : pos + size]
+            assert torch.equal(dest.view(torch.uint8), want), f"variant {variant}, run {it}: bytes differ"
+        svc.clear_requests()
+        must_raise(svc.run, RuntimeError, "run() before schedule()", "run() after clear_requests()")
+
+
+def scenario_copy_service_unpaired(rank, world):
+    """Unpaired task ids, sizes that differ, duplicates and bad registrations
+    raise on every rank, with one message naming each."""
+    svc = tt.RemoteCopyService()
+    buf = torch.zeros(16, dtype=torch.uint8)
+    if rank == 0:
+        svc.register_send(5, buf, 0, 8, 1)        # rank 1 registers no receive of task 5
+        svc.register_send(6, buf, 0, 16, 1)
+        svc.register_send(6, buf, 0, 16, 1)       # twice
+    if rank == 1:
+        svc.register_receive(6, buf, 0, 16, 0)
+        svc.register_send(3, buf, 0, 16, 2)
+        svc.register_send(4, buf, 10, 20, 2)      # past the end
+    if rank == 2:
+        svc.register_receive(3, buf, 0, 12, 1)    # size differs
+        svc.register_receive(9, buf, 0, 4, 3)     # rank 3 sends no task 9
+        svc.register_receive(4, buf, 0, 4, world)  # no such rank
+    msg = same_error_everywhere(svc.schedule, world)
+    for needle in (
+        "rank 1: register_send(task_id=4): bytes 10..30 are past the end of src_tensor (16 bytes)",
+        f"rank 2: register_receive(task_id=4): src_pe {world} is not in the group ({world} ranks)",
+        "rank 0 registers task 6 twice as a send to rank 1",
+        "task 5: rank 0 sends 8 bytes to rank 1, which registers no receive of task 5 from rank 0",
+        "task 9: rank 2 receives 4 bytes from rank 3, which registers no send of task 9 to rank 2",
+        "task 3 from rank 1 to rank 2: the send is 16 bytes, the receive 12 bytes",
+    ):
+        assert needle in msg, f"{needle!r} not in {msg!r}"
+    must_raise(svc.run, RuntimeError, "run() before schedule()", "run() after a refused schedule()")
+    svc.clear_requests()
+    svc.schedule()  # nothing registered anywhere: an empty plan
+    svc.run()
+    must_raise(lambda: svc.register_send(1, buf, 0, 1, 0), RuntimeError,
+               "register_send after schedule()", "register_send after schedule()")
 
 
 def scenario_bad_shape_raises_everywhere(rank, world):
@@ -180,6 +355,11 @@ def scenarios(rank, world):
     yield "split_mismatch", lambda: scenario_split_mismatch(rank, world)
     yield "remote_copy", lambda: scenario_remote_copy(rank, world)
     yield "remote_copy_mismatch", lambda: scenario_remote_copy_mismatch(rank, world)
+    yield "rows_plan_any_row_size", lambda: scenario_rows_plan_any_row_size(rank, world)
+    yield "rows_plan_mismatch", lambda: scenario_rows_plan_mismatch(rank, world)
+    yield "rows_plan_arguments", lambda: scenario_rows_plan_arguments(rank, world)
+    yield "copy_service", lambda: scenario_copy_service(rank, world)
+    yield "copy_service_unpaired", lambda: scenario_copy_service_unpaired(rank, world)
 
 
 def worker(rank, world, port, outdir):

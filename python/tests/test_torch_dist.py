@@ -1,7 +1,9 @@
 """tickopt.torch on gloo (CPU) with 4 and 8 ranks: byte-exact equality with
 torch's all_to_all_single (skewed log-normal splits with zeros and a hot
 rank, 1-D to 3-D tensors, several dtypes, both models), plan reuse and
-determinism, RemoteCopy round trips and mismatch errors on every rank.
+determinism, plans in rows run on rows of several sizes, RemoteCopy and
+RemoteCopyService (task ids, byte positions and sizes) round trips, and
+mismatch errors raised on every rank with one message.
 
 One set of processes per world size runs every scenario (dist_worker.py);
 the waits are bounded twice: the process group's timeout inside, and a

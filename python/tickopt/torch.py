@@ -10,8 +10,14 @@ executed as tickopt's ticks: per tick, this rank's operations (lowered by
 calls are used (gloo on CPU, NCCL on GPU), no device code.
 
 Buffers are viewed as bytes, so any dtype and trailing shape works and the
-result is the bytes torch's ``all_to_all_single`` would deliver. Waits
+result is the bytes torch's ``all_to_all_single`` would deliver. An
+all-to-all is planned in rows (splits count rows; the plan runs on rows of
+any size, the same on every rank) or, given ``row_bytes``, in bytes. Waits
 are bounded by the process group's timeout (``init_process_group(timeout=)``).
+
+:class:`RemoteCopyService` is Megatron-LM's remote-copy shape (task ids,
+byte positions and sizes) over the same runner; :class:`RemoteCopy` pairs
+whole tensors by order.
 
 torch is imported when this module is (``import tickopt`` alone never
 imports it); without PyTorch installed, importing this module raises an
@@ -20,7 +26,8 @@ ImportError that says so.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import zlib
+from typing import Any, List, Optional, Sequence
 
 try:
     import torch
@@ -31,148 +38,179 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         "the rest of tickopt works without it"
     ) from e
 
-from . import Solution, solve
+from . import Solution
+from ._copy_service import RemoteCopy, RemoteCopyService
+from ._p2p_run import as_bytes, group_size_rank, plan_units, row_bytes_of, run_ticks
 
-__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopy"]
-
-
-def _group_size_rank(group: Any) -> Tuple[int, int]:
-    return dist.get_world_size(group), dist.get_rank(group)
-
-
-def _global(group: Any, peer: int) -> int:
-    return peer if group is None else dist.get_global_rank(group, peer)
-
-
-def _bytes(t: "torch.Tensor") -> "torch.Tensor":
-    """A flat uint8 view of a contiguous tensor."""
-    return t.reshape(-1).view(torch.uint8)
-
-
-def _row_bytes(t: "torch.Tensor") -> int:
-    n = t.element_size()
-    for d in t.shape[1:]:
-        n *= d
-    return n
-
-
-def _plan_bytes(
-    matrix: Sequence[Sequence[int]], model: str, chunk_bytes: Optional[int]
-) -> Solution:
-    """The plan for a byte matrix (``matrix[s][d]`` bytes from s to d; the
-    diagonal is copied locally and not planned). `chunk_bytes` defaults to
-    the largest demand: one chunk per demand. The matrix goes to the
-    planner as one int64 array (the fast path of :func:`tickopt.solve`,
-    DESIGN.md §13), so planning per call stays cheap when splits change
-    every step."""
-    import numpy as np
-
-    bits = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix)) * 8
-    np.fill_diagonal(bits, 0)
-    if chunk_bytes is None:
-        chunk_bytes = max(int(bits.max()) // 8, 1) if bits.size else 1
-    if chunk_bytes <= 0:
-        raise ValueError(f"chunk_bytes must be > 0, got {chunk_bytes}")
-    return solve(bits, bw=chunk_bytes * 8, model=model)
-
-
-def _run_ticks(
-    program: List[List[Tuple[str, int, int, int]]],
-    send: "torch.Tensor",
-    recv: "torch.Tensor",
-    send_shift: Tuple[int, int],
-    recv_shift: Tuple[int, int],
-    rank: int,
-    group: Any,
-) -> None:
-    """Executes one rank's program on flat byte buffers. Offsets are in the
-    p2p layout (no self part); `*_shift` = (rank, bytes of the self part)
-    re-inserts it for buffers that hold one (all_to_all_single's)."""
-    for tick in program:
-        if not tick:
-            continue
-        ops = []
-        for op, peer, off, n in tick:
-            if op == "send":
-                o = off + (send_shift[1] if peer > send_shift[0] else 0)
-                ops.append(dist.P2POp(dist.isend, send[o : o + n], _global(group, peer), group))
-            else:
-                o = off + (recv_shift[1] if peer > recv_shift[0] else 0)
-                ops.append(dist.P2POp(dist.irecv, recv[o : o + n], _global(group, peer), group))
-        for req in dist.batch_isend_irecv(ops):
-            req.wait()
+__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopyService", "RemoteCopy"]
 
 
 class Plan:
-    """An all-to-all planned once and run many times (:func:`plan_all_to_all`)."""
+    """An all-to-all planned once and run many times (:func:`plan_all_to_all`).
+
+    ``row_bytes`` is None for a plan in rows: it runs on tensors whose rows
+    have the same size on every rank, checked collectively by each
+    :meth:`run`. Otherwise the plan is in bytes, for rows of exactly
+    ``row_bytes`` bytes, and :meth:`run` checks shapes locally.
+    """
 
     def __init__(
         self,
         solution: Solution,
         rows: List[List[int]],
-        row_bytes: int,
+        row_bytes: Optional[int],
         group: Any,
     ) -> None:
         self.solution = solution
         self.group = group
-        self.world, self.rank = _group_size_rank(group)
+        self.world, self.rank = group_size_rank(group)
         self.row_bytes = row_bytes
         self.rows = rows
         r = self.rank
         self.input_split_sizes = [rows[r][d] for d in range(self.world)]
         self.output_split_sizes = [rows[s][r] for s in range(self.world)]
         self._program = solution.p2p(r)
-        self._in_off = sum(self.input_split_sizes[:r]) * row_bytes
-        self._out_off = sum(self.output_split_sizes[:r]) * row_bytes
-        self._local = rows[r][r] * row_bytes
+        # Offsets in the plan's units: rows for a plan in rows, else bytes.
+        unit = 1 if row_bytes is None else row_bytes
+        self._in_off = sum(self.input_split_sizes[:r]) * unit
+        self._out_off = sum(self.output_split_sizes[:r]) * unit
+        self._local = rows[r][r] * unit
 
     @property
     def ticks(self) -> int:
         return self.solution.ticks
 
     def _check(self, name: str, t: "torch.Tensor", splits: List[int]) -> None:
-        if t.dim() == 0 or t.shape[0] != sum(splits) or _row_bytes(t) != self.row_bytes:
+        if t.dim() == 0 or t.shape[0] != sum(splits) or row_bytes_of(t) != self.row_bytes:
             raise ValueError(
-                f"{name} has shape {tuple(t.shape)} and {_row_bytes(t) if t.dim() else 0} "
+                f"{name} has shape {tuple(t.shape)} and {row_bytes_of(t) if t.dim() else 0} "
                 f"bytes per row; the plan needs {sum(splits)} rows of {self.row_bytes} bytes"
             )
+
+    def _agree_on_rows(self, output: "torch.Tensor", input: "torch.Tensor") -> int:
+        """For a plan in rows: every rank's row counts, row sizes and dtype
+        agreement, exchanged with one ``all_gather`` of five integers, so
+        that every rank raises the same ValueError on any mismatch (none is
+        left waiting in a tick). Returns the bytes per row."""
+        mine = torch.tensor(
+            [
+                input.shape[0] if input.dim() else -1,
+                row_bytes_of(input),
+                output.shape[0] if output.dim() else -1,
+                row_bytes_of(output),
+                int(output.dtype != input.dtype),
+            ],
+            dtype=torch.int64,
+            device=input.device if input.device.type != "cpu" else None,
+        )
+        gathered = [torch.empty_like(mine) for _ in range(self.world)]
+        dist.all_gather(gathered, mine, group=self.group)
+        table = [g.cpu().tolist() for g in gathered]
+        problems = _row_problems(table, self.rows)
+        if problems:
+            raise ValueError("the plan in rows cannot run (on every rank): " + "; ".join(problems))
+        return table[0][1]
 
     def run(self, output: "torch.Tensor", input: "torch.Tensor") -> "torch.Tensor":
         """Runs the plan: `output` receives what ``all_to_all_single`` would put there.
 
-        Shapes are checked against the plan before any communication; a
-        rank whose check fails raises at once and the others wait for it
-        until the process group's timeout (give every rank the shapes it planned).
+        A plan in rows first checks, collectively, that every rank's tensors
+        have the planned rows and one row size (one small ``all_gather``);
+        a mismatch raises ValueError on every rank. A plan in bytes checks
+        shapes locally before any communication: a rank whose check fails
+        raises at once and the others wait for it until the process group's
+        timeout (give every rank the shapes it planned).
         """
-        self._check("input", input, self.input_split_sizes)
-        self._check("output", output, self.output_split_sizes)
-        if output.dtype != input.dtype:
-            raise ValueError(f"output dtype {output.dtype} differs from input dtype {input.dtype}")
-        src = _bytes(input.contiguous())
+        if self.row_bytes is None:
+            scale = self._agree_on_rows(output, input)
+        else:
+            self._check("input", input, self.input_split_sizes)
+            self._check("output", output, self.output_split_sizes)
+            if output.dtype != input.dtype:
+                raise ValueError(f"output dtype {output.dtype} differs from input dtype {input.dtype}")
+            scale = 1
+        src = as_bytes(input.contiguous())
         out = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
-        dst = _bytes(out)
-        if self._local:
-            dst[self._out_off : self._out_off + self._local].copy_(
-                src[self._in_off : self._in_off + self._local]
-            )
-        _run_ticks(
-            self._program,
-            src,
-            dst,
-            (self.rank, self._local),
-            (self.rank, self._local),
-            self.rank,
-            self.group,
-        )
+        dst = as_bytes(out)
+        local, i0, o0 = self._local * scale, self._in_off * scale, self._out_off * scale
+        if local:
+            dst[o0 : o0 + local].copy_(src[i0 : i0 + local])
+        shift = (self.rank, local)
+        run_ticks(self._program, src, dst, shift, shift, self.group, scale)
         if out is not output:
             output.copy_(out)
         return output
+
+
+def _row_problems(table: List[List[int]], rows: List[List[int]]) -> List[str]:
+    """What keeps a plan in rows from running, the same text on every rank:
+    `table[r]` = rank r's (input rows, input row bytes, output rows, output
+    row bytes, dtypes differ)."""
+    world = len(table)
+    problems = []
+    for r, (n_in, _, n_out, _, dtype_differs) in enumerate(table):
+        for name, n, need in (
+            ("input", n_in, sum(rows[r])),
+            ("output", n_out, sum(rows[s][r] for s in range(world))),
+        ):
+            if n != need:
+                got = "no dimension" if n < 0 else f"{n} rows"
+                problems.append(f"rank {r}: {name} has {got}, the plan needs {need}")
+        if dtype_differs:
+            problems.append(f"rank {r}: output and input differ in dtype")
+    sizes = {t[1] for t in table} | {t[3] for t in table}
+    if len(sizes) > 1:
+        each = ", ".join(f"rank {r} {t[1]}/{t[3]}" for r, t in enumerate(table))
+        problems.append(
+            f"rows differ in size (bytes per input/output row: {each}); a plan in rows "
+            "runs on rows of one size on every rank (dtype or trailing shape differ)"
+        )
+    return problems
 
 
 def _even_splits(rows: int, world: int, name: str) -> List[int]:
     if rows % world:
         raise ValueError(f"{name} has {rows} rows, not divisible by the world size {world}")
     return [rows // world] * world
+
+
+def _chunk_units(
+    row_bytes: Optional[int], chunk_bytes: Optional[int], chunk_rows: Optional[int]
+) -> Optional[int]:
+    """The chunk in plan units (rows for a plan in rows, else bytes); None:
+    one chunk per demand. Raises ValueError for arguments that do not fit."""
+    if row_bytes is not None and row_bytes < 0:
+        raise ValueError(f"row_bytes must be >= 0, got {row_bytes}")
+    if chunk_bytes is not None and chunk_rows is not None:
+        raise ValueError("give chunk_bytes or chunk_rows, not both")
+    if chunk_bytes is not None and row_bytes is None:
+        raise ValueError(
+            "chunk_bytes needs row_bytes= (a plan in bytes); a plan in rows chunks in rows: chunk_rows="
+        )
+    chunk = chunk_bytes if chunk_rows is None else chunk_rows * (row_bytes or 1)
+    if chunk is not None and chunk <= 0:
+        raise ValueError(f"the chunk must be > 0, got {chunk_bytes if chunk_rows is None else chunk_rows}")
+    return chunk
+
+
+def _disagreements(table: List[List[int]], world: int) -> List[str]:
+    """Planning arguments that differ from rank 0's (the same text on every
+    rank); ranks that planned differently would deadlock in the ticks."""
+    out = []
+    rb0, ch0, model0 = table[0][2 * world : 2 * world + 3]
+
+    def rows_of(rb: int) -> str:
+        return "plans in rows" if rb < 0 else f"has {rb} bytes per row"
+
+    for r, t in enumerate(table[1:], start=1):
+        rb, ch, model = t[2 * world : 2 * world + 3]
+        if rb != rb0:
+            out.append(f"rank {r} {rows_of(rb)}, rank 0 {rows_of(rb0)}: dtype or trailing shape differ")
+        if ch != ch0:
+            out.append(f"rank {r} chunks by {ch or 'demand'}, rank 0 by {ch0 or 'demand'}")
+        if model != model0:
+            out.append(f"rank {r} plans another model than rank 0")
+    return out
 
 
 def plan_all_to_all(
@@ -182,23 +220,34 @@ def plan_all_to_all(
     *,
     model: str = "STRICT1",
     chunk_bytes: Optional[int] = None,
-    row_bytes: int = 1,
+    row_bytes: Optional[int] = None,
+    chunk_rows: Optional[int] = None,
     device: Any = None,
     _error: Optional[str] = None,
 ) -> Plan:
     """Plans an all-to-all (collective: every rank of `group` calls it).
 
-    Splits count rows along dim 0 of `row_bytes` bytes each (``element_size()``
-    times the trailing numel of the tensors it will run on). One
-    ``all_gather`` exchanges every rank's splits; every rank then solves the
-    same instance locally. Splits that do not agree between ranks (what r
-    sends to p is not what p expects from r) raise ValueError on every rank.
-    `device` is where the exchange tensor lives (the NCCL device; default CPU).
+    Splits count rows along dim 0. Without `row_bytes` the plan is made in
+    rows (chunks of `chunk_rows` rows) and runs on tensors of any row size,
+    the same on every rank (``Plan.run`` checks it collectively). With
+    `row_bytes` (``element_size()`` times the trailing numel) it is made in
+    bytes: `chunk_bytes` may cut rows, and runs take rows of exactly that
+    size. The chunk defaults to the largest demand (one chunk per demand).
+    One ``all_gather`` exchanges every rank's splits and arguments; every
+    rank then solves the same instance locally. Splits that do not agree
+    between ranks (what r sends to p is not what p expects from r), or
+    ranks that differ in row size, chunk or model, raise ValueError on
+    every rank. `device` is where the exchange tensor lives (the NCCL
+    device; default CPU).
     """
-    world, rank = _group_size_rank(group)
+    world, rank = group_size_rank(group)
     ins = [int(x) for x in input_split_sizes]
     outs = None if output_split_sizes is None else [int(x) for x in output_split_sizes]
-    bad = None
+    bad, chunk = None, None
+    try:
+        chunk = _chunk_units(row_bytes, chunk_bytes, chunk_rows)
+    except ValueError as e:
+        bad = f"rank {rank}: {e}"
     if len(ins) != world or (outs is not None and len(outs) != world):
         bad = f"rank {rank}: split sizes need {world} entries"
     elif any(x < 0 for x in ins + (outs or [])):
@@ -207,10 +256,15 @@ def plan_all_to_all(
         bad = f"rank {rank}: {_error}"
     if bad is not None:
         ins, outs = [0] * world, [0] * world
+    # Row size (-1: a plan in rows), chunk (0: one per demand), model.
+    tail = [
+        -1 if row_bytes is None else int(row_bytes),
+        int(chunk or 0),
+        zlib.crc32(str(model).encode()),
+        0 if bad is None else 1,
+    ]
     mine = torch.tensor(
-        ins + (outs if outs is not None else [-1] * world) + [int(row_bytes), 0 if bad is None else 1],
-        dtype=torch.int64,
-        device=device,
+        ins + (outs if outs is not None else [-1] * world) + tail, dtype=torch.int64, device=device
     )
     gathered = [torch.empty_like(mine) for _ in range(world)]
     dist.all_gather(gathered, mine, group=group)
@@ -218,23 +272,19 @@ def plan_all_to_all(
     if any(t[-1] for t in table):
         ranks = [r for r, t in enumerate(table) if t[-1]]
         raise ValueError(bad or f"ranks {ranks} refused the all-to-all (their error says why)")
+    differ = _disagreements(table, world)
+    if differ:
+        raise ValueError("ranks planned with different arguments: " + "; ".join(differ))
     rows = [t[:world] for t in table]
     for r, t in enumerate(table):
-        if t[2 * world] != row_bytes:
-            raise ValueError(
-                f"rank {r} has {t[2 * world]} bytes per row, rank {rank} {row_bytes}: dtype or trailing shape differ"
-            )
         if t[world] != -1:
             expect = [rows[s][r] for s in range(world)]
             if t[world : 2 * world] != expect:
                 raise ValueError(
                     f"rank {r} expects output splits {t[world:2 * world]} but the senders' input splits give {expect}"
                 )
-    sol = _plan_bytes(
-        [[rows[s][d] * row_bytes for d in range(world)] for s in range(world)],
-        model,
-        chunk_bytes,
-    )
+    unit = 1 if row_bytes is None else row_bytes
+    sol = plan_units([[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk)
     return Plan(sol, rows, row_bytes, group)
 
 
@@ -250,7 +300,7 @@ def all_to_all_single(
 ) -> "torch.Tensor":
     """``torch.distributed.all_to_all_single``, executed as tickopt's ticks
     (plans, then runs once; use :func:`plan_all_to_all` to run many times)."""
-    world, _ = _group_size_rank(group)
+    world, _ = group_size_rank(group)
     # A local mistake travels with the splits, so every rank raises (none
     # waits in a tick for a rank that gave up).
     error = None
@@ -264,10 +314,10 @@ def all_to_all_single(
         for name, t, splits in (("input", input, input_split_sizes), ("output", output, output_split_sizes)):
             if len(splits) == world and t.shape[0] != sum(int(x) for x in splits):
                 raise ValueError(f"{name} has {t.shape[0]} rows but its splits sum to {sum(splits)}")
-        if output.dtype != input.dtype or _row_bytes(output) != _row_bytes(input):
+        if output.dtype != input.dtype or row_bytes_of(output) != row_bytes_of(input):
             raise ValueError(
-                f"output ({output.dtype}, rows of {_row_bytes(output)} bytes) does not match "
-                f"input ({input.dtype}, rows of {_row_bytes(input)} bytes)"
+                f"output ({output.dtype}, rows of {row_bytes_of(output)} bytes) does not match "
+                f"input ({input.dtype}, rows of {row_bytes_of(input)} bytes)"
             )
     except ValueError as e:
         error = str(e)
@@ -278,112 +328,8 @@ def all_to_all_single(
         group,
         model=model,
         chunk_bytes=chunk_bytes,
-        row_bytes=_row_bytes(input),
+        row_bytes=row_bytes_of(input),
         device=input.device if input.device.type != "cpu" else None,
         _error=error,
     )
     return plan.run(output, input)
-
-
-class RemoteCopy:
-    """The remote-copy service: register sends and receives, plan once
-    (:meth:`schedule`, collective), run many times (:meth:`run`).
-
-    The k-th ``add_send(d, t)`` of rank s pairs with the k-th
-    ``add_recv(s, u)`` of rank d; they must agree in size and dtype, or
-    :meth:`schedule` raises ValueError on every rank (every rank sees every
-    registration, so none waits for a partner that will not come).
-    """
-
-    def __init__(self, group: Any = None, *, model: str = "STRICT1", chunk_bytes: Optional[int] = None):
-        self.group = group
-        self.model = model
-        self.chunk_bytes = chunk_bytes
-        self.world, self.rank = _group_size_rank(group)
-        self._sends: List[Tuple[int, "torch.Tensor"]] = []
-        self._recvs: List[Tuple[int, "torch.Tensor"]] = []
-        self.solution: Optional[Solution] = None
-
-    def _peer(self, peer: int, what: str) -> int:
-        peer = int(peer)
-        if not 0 <= peer < self.world:
-            raise ValueError(f"{what}: rank {peer} is not in the group ({self.world} ranks)")
-        return peer
-
-    def add_send(self, dst_rank: int, tensor: "torch.Tensor") -> None:
-        if self.solution is not None:
-            raise RuntimeError("add_send after schedule(): register everything, then schedule once")
-        self._sends.append((self._peer(dst_rank, "add_send"), tensor))
-
-    def add_recv(self, src_rank: int, tensor: "torch.Tensor") -> None:
-        if self.solution is not None:
-            raise RuntimeError("add_recv after schedule(): register everything, then schedule once")
-        if not tensor.is_contiguous():
-            raise ValueError("add_recv: the receive tensor must be contiguous")
-        self._recvs.append((self._peer(src_rank, "add_recv"), tensor))
-
-    def schedule(self) -> Solution:
-        """Gathers every rank's registrations (one ``all_gather_object``),
-        checks that sends and receives match, and plans once."""
-        mine = (
-            [(d, t.numel() * t.element_size(), str(t.dtype)) for d, t in self._sends],
-            [(s, t.numel() * t.element_size(), str(t.dtype)) for s, t in self._recvs],
-        )
-        everyone: List[Any] = [None] * self.world
-        dist.all_gather_object(everyone, mine, group=self.group)
-        n = self.world
-        matrix = [[0] * n for _ in range(n)]
-        for s in range(n):
-            for d in range(n):
-                sends = [(b, t) for p, b, t in everyone[s][0] if p == d]
-                recvs = [(b, t) for p, b, t in everyone[d][1] if p == s]
-                if len(sends) != len(recvs):
-                    raise ValueError(
-                        f"rank {s} registers {len(sends)} send(s) to rank {d}, "
-                        f"rank {d} {len(recvs)} receive(s) from rank {s}"
-                    )
-                for k, (a, b) in enumerate(zip(sends, recvs)):
-                    if a != b:
-                        raise ValueError(
-                            f"send {k} from rank {s} to rank {d} is {a[0]} bytes of {a[1]}, "
-                            f"its receive {b[0]} bytes of {b[1]}"
-                        )
-                matrix[s][d] = sum(b for b, _ in sends)
-        self.solution = _plan_bytes(matrix, self.model, self.chunk_bytes)
-        self._program = self.solution.p2p(self.rank)
-        send_bytes, recv_bytes = self.solution.buffer_bytes(self.rank)
-        dev = (self._sends or self._recvs or [(0, torch.empty(0))])[0][1].device
-        self._send_buf = torch.empty(send_bytes, dtype=torch.uint8, device=dev)
-        self._recv_buf = torch.empty(recv_bytes, dtype=torch.uint8, device=dev)
-        return self.solution
-
-    def run(self) -> None:
-        """Copies every registered send into its receive (after :meth:`schedule`)."""
-        if self.solution is None:
-            raise RuntimeError("run() before schedule()")
-        r = self.rank
-        # Pack: the p2p send buffer holds the sends by destination, in
-        # registration order within a destination; the self part is copied.
-        local = [t for d, t in self._sends if d == r]
-        local_dst = [t for s, t in self._recvs if s == r]
-        off = 0
-        for d in range(self.world):
-            if d == r:
-                continue
-            for p, t in self._sends:
-                if p == d:
-                    n = t.numel() * t.element_size()
-                    self._send_buf[off : off + n].copy_(_bytes(t.contiguous()))
-                    off += n
-        for a, b in zip(local, local_dst):
-            b.copy_(a)
-        _run_ticks(self._program, self._send_buf, self._recv_buf, (r, 0), (r, 0), r, self.group)
-        off = 0
-        for s in range(self.world):
-            if s == r:
-                continue
-            for p, t in self._recvs:
-                if p == s:
-                    n = t.numel() * t.element_size()
-                    _bytes(t).copy_(self._recv_buf[off : off + n])
-                    off += n
