@@ -5,17 +5,23 @@
 //! 1.2, the mean kept), 1/16 of the ranks hot experts receiving 4x, chunk
 //! = mean demand / k, for k in {1, 4}; both models.
 //!
+//! `online_replan`: the same matrices changed a little (a tenth of the
+//! entries by up to 20%, twice), planned by a `Planner` that planned the
+//! two before (`edit`) and from scratch (`scratch`): issue 37's
+//! re-planning ratio.
+//!
 //! Before timing, each case's plan is checked: READ1_WRITE1 optimal (Delta
 //! ticks); STRICT1 at most 1.01 x its lower bound. `scripts/plan_latency.py`
 //! times the same from Python; doc/performance.md "Planning inside the
 //! step" has the figures.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::gen::skew::Skew;
 use tickopt::instance::dense::instance_from_matrix;
 use tickopt::instance::Model;
+use tickopt::solve::replan::{PlanKind, Planner};
 use tickopt::solve::Status;
 use tickopt::{solve_instance, SolveRequest};
 
@@ -35,6 +41,28 @@ fn matrix(n: u32, k: u64) -> Vec<i64> {
         m[d.src as usize * n as usize + d.dst as usize] = d.bits as i64;
     }
     m
+}
+
+/// `m` with about a tenth of its entries scaled by 0.8-1.2 (xorshift of
+/// `seed`: deterministic).
+fn perturbed(m: &[i64], seed: u64) -> Vec<i64> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    m.iter()
+        .map(|&b| {
+            if b > 0 && next() % 10 == 0 {
+                let f = 80 + (next() % 41) as i64;
+                (b * f / 100).max(1)
+            } else {
+                b
+            }
+        })
+        .collect()
 }
 
 fn plan(model: Model, n: u32, m: &[i64]) -> tickopt::solve::Solution {
@@ -73,5 +101,47 @@ fn online(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, online);
+fn online_replan(c: &mut Criterion) {
+    let ranks: Vec<u32> = match std::env::var("TICKOPT_ONLINE_RANKS") {
+        Ok(list) => list
+            .split(',')
+            .map(|r| r.parse().expect("rank count"))
+            .collect(),
+        Err(_) => vec![64, 256],
+    };
+    let mut g = c.benchmark_group("online_replan");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for &n in &ranks {
+        for k in [1u64, 4] {
+            let m0 = matrix(n, k);
+            let m1 = perturbed(&m0, 1);
+            let m2 = perturbed(&m1, 2);
+            for model in [Model::Read1Write1, Model::Strict1] {
+                let inst = |m: &[i64]| instance_from_matrix(model, n, BW, m).expect("valid");
+                let mut planner = Planner::new(SolveRequest::default());
+                planner.plan(&inst(&m0)).expect("valid plan");
+                planner.plan(&inst(&m1)).expect("valid plan");
+                let (sol, kind) = planner.clone().plan(&inst(&m2)).expect("valid plan");
+                assert_eq!(kind, PlanKind::Edited, "{model} n={n} k={k}");
+                assert_eq!(sol.status, Status::Optimal);
+                let id = format!("{}_n{n}_k{k}", model.as_str());
+                g.bench_function(BenchmarkId::new("edit", &id), |b| {
+                    b.iter_batched(
+                        || planner.clone(),
+                        |mut p| black_box(p.plan(&inst(&m2)).expect("valid plan")),
+                        BatchSize::LargeInput,
+                    )
+                });
+                g.bench_function(BenchmarkId::new("scratch", &id), |b| {
+                    b.iter(|| black_box(plan(model, n, &m2)))
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, online, online_replan);
 criterion_main!(benches);

@@ -12,8 +12,15 @@ the predicted seconds of both under the cost model tick = alpha + chunk /
 rate (rate 678 GB/s, doc/gpu.md) at alpha 36.3 us and 2 us, and plan time
 over the predicted transfer time.
 
+``--replan``: re-planning (issue 37 item 2) instead. A ``tickopt.Planner``
+plans a sequence of matrices, each the one before with a tenth of its
+entries changed by up to 20%; each row gives the median time of the
+planner's edited plans and of ``tickopt.solve`` from scratch on the same
+matrices, and their ratio (every edited plan is checked: validated by the
+engine, ``optimal`` at its bound).
+
 Usage: scripts/plan_latency.py [--ranks 8,64,256,1024] [--sigma 1.2]
-       [--hot 4] [--repeats 9] [--json OUT]
+       [--hot 4] [--repeats 9] [--json OUT] [--replan]
 Run with the project's venv (scripts/python_setup.sh prints its bin dir).
 """
 
@@ -80,6 +87,38 @@ def row(n: int, model: str, k: int, args) -> dict:
     }
 
 
+def changed(m: np.ndarray, rng) -> np.ndarray:
+    """`m` with a tenth of its entries scaled by 0.8-1.2 (at least 1)."""
+    pick = rng.random(m.shape) < 0.1
+    scaled = np.maximum(np.rint(m * rng.uniform(0.8, 1.2, m.shape)), 1)
+    out = np.where(pick & (m > 0), scaled, m).astype(np.int64)
+    np.fill_diagonal(out, 0)
+    return out
+
+
+def replan_row(n: int, model: str, k: int, args) -> dict:
+    rng = np.random.default_rng(1000 + n + k)
+    m = matrix(n, k, args.sigma, args.hot, 0)
+    planner = tickopt.Planner(n, bw=BW, model=model)
+    planner.solve(m)
+    edit_t, scratch_t, edited = [], [], 0
+    for _ in range(args.repeats):
+        m = changed(m, rng)
+        t = time.perf_counter()
+        plan = planner.solve(m)
+        edit_t.append(time.perf_counter() - t)
+        edited += planner.last_edited
+        assert plan.status == "optimal" and plan.ticks == plan.lower_bound, (n, model, k)
+        t = time.perf_counter()
+        scratch = tickopt.solve(m, bw=BW, model=model)
+        scratch_t.append(time.perf_counter() - t)
+        assert plan.ticks <= scratch.ticks
+    e, s_ = statistics.median(edit_t), statistics.median(scratch_t)
+    return {"ranks": n, "model": model, "k": k, "edited": edited, "plans": args.repeats,
+            "edit_us_median": round(e * 1e6, 1), "scratch_us_median": round(s_ * 1e6, 1),
+            "ratio": round(s_ / e, 2)}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ranks", default="8,64,256,1024")
@@ -89,7 +128,11 @@ def main() -> int:
     p.add_argument("--hot", type=float, default=4.0)
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--json", help="write the rows here as JSON")
+    p.add_argument("--replan", action="store_true",
+                   help="time re-planning from the previous plan against planning from scratch")
     args = p.parse_args()
+    if args.replan:
+        return replan_main(args)
     rows = []
     load = os.getloadavg()[0]
     print(f"# tickopt {tickopt.__version__}, sigma {args.sigma}, hot x{args.hot}, "
@@ -112,6 +155,27 @@ def main() -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"load_average": load, "sigma": args.sigma, "hot": args.hot, "rows": rows}, f, indent=1)
+    return 0
+
+
+def replan_main(args) -> int:
+    load = os.getloadavg()[0]
+    print(f"# tickopt {tickopt.__version__}, re-planning, sigma {args.sigma}, hot x{args.hot}, "
+          f"{args.repeats} plans per row, load average {load:.2f}", file=sys.stderr)
+    print("| ranks | model | k | edited plans | edit (Python, median) | scratch (median) | scratch / edit |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for n in [int(x) for x in args.ranks.split(",")]:
+        for k in [int(x) for x in args.ks.split(",")]:
+            for model in args.models.split(","):
+                r = replan_row(n, model, k, args)
+                rows.append(r)
+                print(f"| {n} | {model} | {k} | {r['edited']}/{r['plans']} | "
+                      f"{r['edit_us_median'] / 1000:.2f} ms | {r['scratch_us_median'] / 1000:.2f} ms | "
+                      f"{r['ratio']} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_average": load, "replan": True, "rows": rows}, f, indent=1)
     return 0
 
 

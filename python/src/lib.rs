@@ -402,31 +402,129 @@ fn solve_matrix(
     solver: &str,
     time_limit: Option<f64>,
 ) -> PyResult<NativeSolution> {
-    let request = SolveRequest {
-        solver: solver_choice(solver)?,
-        time_limit: self::time_limit(time_limit)?,
-    };
-    let model: Model = model
-        .parse()
-        .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
-    let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
-    if bw <= 0 {
-        return Err(value_error(
-            "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
-        ));
-    }
-    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+    let frame = MatrixFrame::new(n, bw, model, solver, time_limit)?;
     detached(py, move || {
-        let inst = tickopt::instance::dense::instance_from_matrix_le(model, n, bw, matrix)
-            .map_err(value_error)?;
-        let sol =
-            solve_instance(&inst, &request).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let inst = frame.instance(matrix)?;
+        let sol = solve_instance(&inst, &frame.request).map_err(engine_error)?;
         Ok(NativeSolution {
             inst,
             sol,
             seconds: None,
         })
     })
+}
+
+fn engine_error(e: tickopt::EngineError) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+/// The checked arguments of a matrix plan.
+#[derive(Clone)]
+struct MatrixFrame {
+    n: u32,
+    bw: u64,
+    model: Model,
+    request: SolveRequest,
+}
+
+impl MatrixFrame {
+    fn new(
+        n: i128,
+        bw: i128,
+        model: &str,
+        solver: &str,
+        time_limit: Option<f64>,
+    ) -> PyResult<MatrixFrame> {
+        let request = SolveRequest {
+            solver: solver_choice(solver)?,
+            time_limit: self::time_limit(time_limit)?,
+        };
+        let model: Model = model
+            .parse()
+            .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
+        let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
+        if bw <= 0 {
+            return Err(value_error(
+                "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
+            ));
+        }
+        let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+        Ok(MatrixFrame {
+            n,
+            bw,
+            model,
+            request,
+        })
+    }
+
+    fn instance(&self, matrix: &[u8]) -> PyResult<Instance> {
+        tickopt::instance::dense::instance_from_matrix_le(self.model, self.n, self.bw, matrix)
+            .map_err(value_error)
+    }
+}
+
+/// A planner for matrices of a fixed rank count that plans each from the
+/// previous plan (`tickopt::solve::replan::Planner`, DESIGN.md §13).
+#[pyclass(module = "tickopt._tickopt")]
+struct NativePlanner {
+    frame: MatrixFrame,
+    planner: std::sync::Mutex<tickopt::solve::replan::Planner>,
+    edited: std::sync::atomic::AtomicBool,
+}
+
+#[pymethods]
+impl NativePlanner {
+    #[new]
+    #[pyo3(signature = (n, bw, model, solver, time_limit))]
+    fn new(
+        n: i128,
+        bw: i128,
+        model: &str,
+        solver: &str,
+        time_limit: Option<f64>,
+    ) -> PyResult<NativePlanner> {
+        let frame = MatrixFrame::new(n, bw, model, solver, time_limit)?;
+        let planner = tickopt::solve::replan::Planner::new(frame.request.clone());
+        Ok(NativePlanner {
+            frame,
+            planner: std::sync::Mutex::new(planner),
+            edited: Default::default(),
+        })
+    }
+
+    /// Plans `matrix` (`n * n` little-endian int64), from the previous plan
+    /// when it can; the GIL is released.
+    fn solve(&self, py: Python<'_>, matrix: &[u8]) -> PyResult<NativeSolution> {
+        use std::sync::atomic::Ordering;
+        detached(py, || {
+            let inst = self.frame.instance(matrix)?;
+            let mut planner = self
+                .planner
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("the planner failed in another thread"))?;
+            let (sol, kind) = planner.plan(&inst).map_err(engine_error)?;
+            let edited = kind == tickopt::solve::replan::PlanKind::Edited;
+            self.edited.store(edited, Ordering::Relaxed);
+            Ok(NativeSolution {
+                inst,
+                sol,
+                seconds: None,
+            })
+        })
+    }
+
+    /// Whether the last plan was made by editing the previous one.
+    #[getter]
+    fn last_edited(&self) -> bool {
+        self.edited.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Forgets the previous plan.
+    fn reset(&self) {
+        if let Ok(mut p) = self.planner.lock() {
+            p.reset();
+        }
+    }
 }
 
 /// The bounds `tickopt bounds --json` prints, as JSON text.
@@ -483,6 +581,7 @@ fn validate(
 fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeSolution>()?;
+    m.add_class::<NativePlanner>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(bounds, m)?)?;

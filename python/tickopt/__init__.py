@@ -281,11 +281,16 @@ class Planner:
     `solve` takes an ``n x n`` integer matrix of bits (numpy array, CPU
     torch tensor or nested lists) and returns a :class:`Solution` with the
     same guarantees as :func:`solve`: READ1_WRITE1 at Delta (König), STRICT1
-    optimal when its status says so. The engine picks its fast path for
-    dense skewed matrices itself; the GIL is released while it plans.
+    optimal when its status says so. The planner remembers its last plan
+    and plans the next matrix by editing it (chunks that went away come
+    out, new ones go into free ticks or ticks freed by alternating paths);
+    the edited schedule is validated like every other, and when an edit
+    cannot reach the degree bound the plan is made from scratch.
+    ``last_edited`` says which happened; ``reset()`` forgets the last plan.
+    The GIL is released while it plans.
     """
 
-    __slots__ = ("ranks", "bw", "model", "solver")
+    __slots__ = ("ranks", "bw", "model", "solver", "_native")
 
     def __init__(self, ranks: int, *, bw: int, model: str = "STRICT1", solver: str = "auto") -> None:
         self.ranks = _as_int(ranks, "ranks")
@@ -294,6 +299,16 @@ class Planner:
         self.bw = _as_int(bw, "bw")
         self.model = str(model)
         self.solver = str(solver)
+        self._native = _tickopt.NativePlanner(self.ranks, self.bw, self.model, self.solver, None)
+
+    @property
+    def last_edited(self) -> bool:
+        """Whether the last plan was made by editing the one before."""
+        return self._native.last_edited
+
+    def reset(self) -> None:
+        """Forgets the last plan: the next one is made from scratch."""
+        self._native.reset()
 
     def solve(self, matrix: Any) -> Solution:
         dense = _matrix_bytes(matrix)
@@ -312,9 +327,7 @@ class Planner:
             dense = (bytes(data), n)
         if dense[1] != self.ranks:
             raise ValueError(f"matrix is {dense[1]} x {dense[1]}; this planner plans {self.ranks} ranks")
-        return Solution(
-            _tickopt.solve_matrix(dense[0], dense[1], self.bw, self.model, self.solver, None)
-        )
+        return Solution(self._native.solve(dense[0]))
 
     def __repr__(self) -> str:
         return f"Planner(ranks={self.ranks}, bw={self.bw}, model={self.model!r}, solver={self.solver!r})"

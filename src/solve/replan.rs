@@ -126,18 +126,23 @@ impl Planner {
         // One pass over the pairs: chunks that went away come out now, the
         // missing ones are listed and go in after the length is set.
         let mut missing = Vec::new();
-        for (cell, &i) in index.iter().enumerate() {
-            let (u, v) = (cell / n, cell % n);
-            let want = match i {
-                NO_DEMAND => 0,
-                i => inst.chunk_counts()[i as usize] as usize,
-            };
-            let have = table.chunks(u, v);
-            for _ in want..have {
-                table.remove(u, v);
-            }
-            if want > have {
-                missing.push((cell, want - have));
+        let counts = inst.chunk_counts();
+        for (u, row) in index.chunks(n).enumerate() {
+            for (v, &i) in row.iter().enumerate() {
+                let want = match i {
+                    NO_DEMAND => 0,
+                    i => counts[i as usize] as usize,
+                };
+                let have = table.chunks(u, v);
+                if want == have {
+                    continue;
+                }
+                for _ in want..have {
+                    table.remove(u, v);
+                }
+                if want > have {
+                    missing.push((u * n + v, want - have));
+                }
             }
         }
         let evicted = table.resize(delta as usize);

@@ -44,8 +44,10 @@ pub struct TickTable {
     free_send: Vec<u64>,
     /// Bit `t` of row `v`: the receive side of `v` is free (READ1_WRITE1).
     free_receive: Vec<u64>,
-    /// Ticks of the ordered pair `u * n + v`, in no order.
+    /// Ticks of the ordered pair `u * n + v`, in no order, and their
+    /// number (a dense array: the pass over all pairs reads only it).
     at: Vec<Vec<u32>>,
+    count: Vec<u32>,
     /// Ticks changed since [`TickTable::take_dirty`] (flag, bitset and
     /// list).
     dirty: Vec<bool>,
@@ -71,6 +73,7 @@ impl TickTable {
                 vec![0; n * words]
             },
             at: vec![Vec::new(); n * n],
+            count: vec![0; n * n],
             dirty: Vec::new(),
             dirty_bits: vec![0; words],
             dirty_list: Vec::new(),
@@ -104,7 +107,7 @@ impl TickTable {
 
     /// Chunks of `u -> v` in the table.
     pub fn chunks(&self, u: usize, v: usize) -> usize {
-        self.at[u * self.n + v].len()
+        self.count[u * self.n + v] as usize
     }
 
     /// Takes one chunk of `u -> v` out (the pair must have one): from its
@@ -341,6 +344,7 @@ impl TickTable {
         self.mark(Side::Send, u, t, false);
         self.mark(Side::Receive, v, t, false);
         self.at[u * n + v].push(t as u32);
+        self.count[u * n + v] += 1;
         self.touch(t);
     }
 
@@ -356,6 +360,7 @@ impl TickTable {
             .position(|&x| x as usize == t)
             .expect("the chunk is in the table");
         ticks.swap_remove(i);
+        self.count[u * n + v] -= 1;
         self.touch(t);
     }
 

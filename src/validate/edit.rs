@@ -73,12 +73,14 @@ fn edit_is_valid(
     let ends = Ends::new(inst);
     let ports = vec![1u32; inst.slots as usize];
     let mut clean = CleanRound::new(inst.model, &ports);
-    // Chunks per demand, signed while rounds come and go.
-    let mut sent: Vec<i128> = prev_inst
+    // Chunks per demand, signed while rounds come and go (counts past
+    // i64 take the full path).
+    let mut sent: Vec<i64> = prev_inst
         .chunk_counts()
         .iter()
-        .map(|&c| c as i128)
-        .collect();
+        .map(|&c| i64::try_from(c).ok())
+        .collect::<Option<_>>()?;
+    let repeat = |r: &Round| i64::try_from(r.repeat).ok();
     let empty = Round {
         repeat: 0,
         demands: Vec::new(),
@@ -91,22 +93,25 @@ fn edit_is_valid(
         if old == new {
             continue;
         }
+        let (old_repeat, new_repeat) = (repeat(old)?, repeat(new)?);
         for &d in &old.demands {
-            *sent.get_mut(d as usize)? -= old.repeat as i128;
+            let s = sent.get_mut(d as usize)?;
+            *s = s.checked_sub(old_repeat)?;
         }
         if ri < next.rounds.len() {
             if new.repeat == 0 || !clean.is_clean(&ends, ri, &new.demands) {
                 return None;
             }
             for &d in &new.demands {
-                sent[d as usize] += new.repeat as i128;
+                let s = &mut sent[d as usize];
+                *s = s.checked_add(new_repeat)?;
             }
         }
     }
     let covered = sent
         .iter()
         .zip(inst.chunk_counts())
-        .all(|(&s, &c)| s == c as i128);
+        .all(|(&s, &c)| u64::try_from(s) == Ok(c));
     covered.then_some(ticks)
 }
 
