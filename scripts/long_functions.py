@@ -102,27 +102,33 @@ def test_files(root, files, code_of):
     return expanded
 
 
+def item_body(code, k):
+    """From offset k, the item's block as (open brace, end), or None when a
+    `;` at depth 0 comes first (a declaration without a body)."""
+    depth = 0
+    while k < len(code):
+        c = code[k]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            return None
+        elif c == "{" and depth == 0:
+            return k, match_brace(code, k)
+        k += 1
+    return None
+
+
 def test_spans(code):
     """(start, end) offsets of items under #[cfg(test)] or #[test]."""
     spans = []
     for m in list(CFG_TEST.finditer(code)) + list(TEST_ATTR.finditer(code)):
-        j = m.end()
-        # the item ends at its block (or at `;` for a declaration)
-        k = j
-        depth = 0
-        while k < len(code):
-            c = code[k]
-            if c in "([":
-                depth += 1
-            elif c in ")]":
-                depth -= 1
-            elif c == ";" and depth == 0:
-                spans.append((m.start(), k + 1))
-                break
-            elif c == "{" and depth == 0:
-                spans.append((m.start(), match_brace(code, k)))
-                break
-            k += 1
+        body = item_body(code, m.end())
+        if body:
+            spans.append((m.start(), body[1]))
+        else:  # `#[cfg(test)] mod x;` or a declaration: up to its `;`
+            spans.append((m.start(), code.find(";", m.end()) + 1))
     return spans
 
 
@@ -130,19 +136,9 @@ def functions(code):
     """(name, start offset, end offset) of every fn with a body."""
     out = []
     for m in FN.finditer(code):
-        k, depth = m.end(), 0
-        while k < len(code):
-            c = code[k]
-            if c in "([":
-                depth += 1
-            elif c in ")]":
-                depth -= 1
-            elif c == ";" and depth == 0:
-                break  # a declaration without a body
-            elif c == "{" and depth == 0:
-                out.append((m.group(1), m.start(), match_brace(code, k)))
-                break
-            k += 1
+        body = item_body(code, m.end())
+        if body:
+            out.append((m.group(1), m.start(), body[1]))
     return out
 
 
