@@ -10,6 +10,9 @@ scripts/setup.sh
 echo "== module graph: no circles, no imports against the layers (doc/design.md §6)" >&2
 python3 scripts/module_graph.py
 
+echo "== long functions: at most 5 over 120 lines (scripts/long_functions.py)" >&2
+python3 scripts/long_functions.py
+
 echo "== cargo test (release)" >&2
 cargo build --release --locked
 cargo test --release --locked

@@ -357,90 +357,91 @@ impl<'a> TickValidator<'a> {
             }
             if in_range {
                 let (su, du) = (s as usize, d as usize);
-                // Transfers slot v already has in this tick, per side.
-                let used = |stamps: &[u64], counts: &[u32], v: usize| -> u32 {
-                    if stamps[v] == stamp {
-                        counts[v]
-                    } else {
-                        0
-                    }
-                };
-                let (ps, pd) = (self.inst.port(su), self.inst.port(du));
-                match self.inst.model {
-                    Model::Read1Write1 => {
-                        if used(&self.used_src, &self.count_src, su) >= ps {
-                            let msg = match ps {
-                                1 => "source slot sends more than once in one tick".to_string(),
-                                p => format!(
-                                    "source slot sends more than its {p} ports allow in one tick"
-                                ),
-                            };
-                            self.add(
-                                ValidationError::new(ErrorKind::Read1Write1, msg)
-                                    .at(t, ci)
-                                    .pair(s, d),
-                            );
-                            valid = false;
-                        }
-                        if used(&self.used_dst, &self.count_dst, du) >= pd {
-                            let msg = match pd {
-                                1 => "destination slot receives more than once in one tick"
-                                    .to_string(),
-                                p => format!(
-                                    "destination slot receives more than its {p} ports allow in one tick"
-                                ),
-                            };
-                            self.add(
-                                ValidationError::new(ErrorKind::Read1Write1, msg)
-                                    .at(t, ci)
-                                    .pair(s, d),
-                            );
-                            valid = false;
-                        }
-                    }
-                    Model::Strict1 => {
-                        // One array serves as "slot used in this tick".
-                        let full_s = used(&self.used_src, &self.count_src, su) >= ps;
-                        let full_d = used(&self.used_src, &self.count_src, du) >= pd;
-                        if full_s || full_d {
-                            let msg = if ps == 1 && pd == 1 {
-                                "slot participates more than once in one tick".to_string()
-                            } else {
-                                let (v, p) = if full_s { (s, ps) } else { (d, pd) };
-                                format!("slot {v} takes part in more than its {p} ports allow in one tick")
-                            };
-                            self.add(
-                                ValidationError::new(ErrorKind::Strict1, msg)
-                                    .at(t, ci)
-                                    .pair(s, d),
-                            );
-                            valid = false;
-                        }
-                    }
+                if !self.check_model_rule(t, ci, (s, d), stamp) {
+                    valid = false;
                 }
                 if valid {
-                    let take = |stamps: &mut [u64], counts: &mut [u32], v: usize| {
-                        if stamps[v] != stamp {
-                            stamps[v] = stamp;
-                            counts[v] = 0;
-                        }
-                        counts[v] += 1;
-                    };
-                    match self.inst.model {
-                        Model::Read1Write1 => {
-                            take(&mut self.used_src, &mut self.count_src, su);
-                            take(&mut self.used_dst, &mut self.count_dst, du);
-                        }
-                        Model::Strict1 => {
-                            take(&mut self.used_src, &mut self.count_src, su);
-                            take(&mut self.used_src, &mut self.count_src, du);
-                        }
-                    }
+                    self.take_ports(stamp, su, du);
                 }
             }
             if valid {
                 // (Valid implies in range: `demand` was looked up.)
                 self.count_bits(demand.ok_or((s, d)), len as u128);
+            }
+        }
+    }
+
+    /// The model's per-tick rule for chunk `ci` (slots `s -> d`, in range)
+    /// of tick `t`, stamped `stamp`: the slots' ports not yet all taken
+    /// this tick (STRICT1: sends and receives share them). Adds the errors;
+    /// returns whether the rule holds.
+    fn check_model_rule(&mut self, t: u64, ci: usize, (s, d): (i128, i128), stamp: u64) -> bool {
+        let (su, du) = (s as usize, d as usize);
+        let (ps, pd) = (self.inst.port(su), self.inst.port(du));
+        let mut valid = true;
+        match self.inst.model {
+            Model::Read1Write1 => {
+                if used_now(&self.used_src, &self.count_src, su, stamp) >= ps {
+                    let msg = match ps {
+                        1 => "source slot sends more than once in one tick".to_string(),
+                        p => format!("source slot sends more than its {p} ports allow in one tick"),
+                    };
+                    self.add(
+                        ValidationError::new(ErrorKind::Read1Write1, msg)
+                            .at(t, ci)
+                            .pair(s, d),
+                    );
+                    valid = false;
+                }
+                if used_now(&self.used_dst, &self.count_dst, du, stamp) >= pd {
+                    let msg = match pd {
+                        1 => "destination slot receives more than once in one tick".to_string(),
+                        p => format!(
+                            "destination slot receives more than its {p} ports allow in one tick"
+                        ),
+                    };
+                    self.add(
+                        ValidationError::new(ErrorKind::Read1Write1, msg)
+                            .at(t, ci)
+                            .pair(s, d),
+                    );
+                    valid = false;
+                }
+            }
+            Model::Strict1 => {
+                // One array serves as "slot used in this tick".
+                let full_s = used_now(&self.used_src, &self.count_src, su, stamp) >= ps;
+                let full_d = used_now(&self.used_src, &self.count_src, du, stamp) >= pd;
+                if full_s || full_d {
+                    let msg = if ps == 1 && pd == 1 {
+                        "slot participates more than once in one tick".to_string()
+                    } else {
+                        let (v, p) = if full_s { (s, ps) } else { (d, pd) };
+                        format!("slot {v} takes part in more than its {p} ports allow in one tick")
+                    };
+                    self.add(
+                        ValidationError::new(ErrorKind::Strict1, msg)
+                            .at(t, ci)
+                            .pair(s, d),
+                    );
+                    valid = false;
+                }
+            }
+        }
+        valid
+    }
+
+    /// Takes a port at both ends of a valid chunk `su -> du` in the tick
+    /// stamped `stamp`.
+    fn take_ports(&mut self, stamp: u64, su: usize, du: usize) {
+        match self.inst.model {
+            Model::Read1Write1 => {
+                take_now(&mut self.used_src, &mut self.count_src, su, stamp);
+                take_now(&mut self.used_dst, &mut self.count_dst, du, stamp);
+            }
+            Model::Strict1 => {
+                take_now(&mut self.used_src, &mut self.count_src, su, stamp);
+                take_now(&mut self.used_src, &mut self.count_src, du, stamp);
             }
         }
     }
@@ -639,4 +640,23 @@ pub fn validate_expanded(inst: &Instance, schedule: &Schedule) -> Report {
         Ok(())
     });
     v.finish()
+}
+
+/// Transfers slot `v` already has in the tick stamped `stamp`, per side:
+/// `stamps[v]` says which tick `counts[v]` counts.
+fn used_now(stamps: &[u64], counts: &[u32], v: usize, stamp: u64) -> u32 {
+    if stamps[v] == stamp {
+        counts[v]
+    } else {
+        0
+    }
+}
+
+/// Counts one more transfer of slot `v` in the tick stamped `stamp`.
+fn take_now(stamps: &mut [u64], counts: &mut [u32], v: usize, stamp: u64) {
+    if stamps[v] != stamp {
+        stamps[v] = stamp;
+        counts[v] = 0;
+    }
+    counts[v] += 1;
 }

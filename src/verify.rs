@@ -32,6 +32,7 @@
 //! arithmetic.
 
 use crate::bounds::Witness;
+use crate::cost::{chunk, CostModel, Seconds};
 use crate::graph::DemandGraph;
 use crate::instance::Instance;
 use crate::proof::{check_proof, Proof};
@@ -251,7 +252,37 @@ pub fn verify_claim(
         report.passed(),
         format!("schedule validates: {}", report.one_line()),
     );
-    let (t, lb) = (claim.ticks, claim.lower_bound);
+    check_ticks(&mut l, report, claim);
+    let witness_ok = check_witness(&mut l, inst, claim);
+    check_status(&mut l, inst, claim);
+    check_seconds(&mut l, inst, claim, opts);
+    check_proof_part(&mut l, inst, claim, witness_ok, opts);
+    let unchecked: Vec<&str> = claim.other.keys().map(String::as_str).collect();
+    if !unchecked.is_empty() {
+        l.skip(
+            Part::Fields,
+            format!(
+                "not checked: {} (informational; nothing here recomputes them)",
+                unchecked.join(", ")
+            ),
+        );
+    }
+    let failures: Vec<String> =
+        l.0.iter()
+            .filter(|x| x.outcome == Outcome::Failed)
+            .map(|x| format!("{}: {}", x.part.as_str(), x.what))
+            .collect();
+    Verification {
+        holds: failures.is_empty(),
+        lines: l.0,
+        failures,
+    }
+}
+
+/// The schedule's tick count against the claim's (not counted when the
+/// schedule was refused unread; refused at the u64 limit).
+fn check_ticks(l: &mut Lines, report: &Report, claim: &Claim) {
+    let t = claim.ticks;
     if schedule_model_differs(report) {
         l.skip(
             Part::Ticks,
@@ -273,7 +304,13 @@ pub fn verify_claim(
             ),
         );
     }
-    let witness_ok = match claim.witness.recompute(inst) {
+}
+
+/// The witness recomputed from the instance proves the claimed lower
+/// bound; returns whether it does.
+fn check_witness(l: &mut Lines, inst: &Instance, claim: &Claim) -> bool {
+    let lb = claim.lower_bound;
+    match claim.witness.recompute(inst) {
         Ok(b) => {
             l.check(
                 Part::Witness,
@@ -293,7 +330,13 @@ pub fn verify_claim(
             );
             false
         }
-    };
+    }
+}
+
+/// The status against ticks and lower bound (doc/design.md §3):
+/// `within_one` also needs the bound to be Delta, recomputed.
+fn check_status(l: &mut Lines, inst: &Instance, claim: &Claim) {
+    let (t, lb) = (claim.ticks, claim.lower_bound);
     let lb1 = lb.checked_add(1);
     let plus_one = |l: &mut Lines, name: &str| match lb1 {
         Some(x) => l.check(
@@ -323,21 +366,33 @@ pub fn verify_claim(
                     .max()
                     .unwrap_or(0),
             };
-            plus_one(&mut l, "within_one");
+            plus_one(l, "within_one");
             l.check(
                 Part::Status,
                 lb == delta,
                 format!("within_one: lower bound {lb} == Delta {delta} (recomputed)"),
             );
         }
-        Status::OptimalExhaustive => plus_one(&mut l, "optimal_exhaustive"),
+        Status::OptimalExhaustive => plus_one(l, "optimal_exhaustive"),
         Status::Feasible => l.check(
             Part::Status,
             t >= lb,
             format!("feasible: ticks {t} >= lower bound {lb}"),
         ),
     }
-    check_seconds(&mut l, inst, claim, opts);
+}
+
+/// The proof object: checked (within `opts.max_proof_work`) only for
+/// `optimal_exhaustive` when everything above holds and the witness
+/// proves the bound it refutes; its absence fails that status.
+fn check_proof_part(
+    l: &mut Lines,
+    inst: &Instance,
+    claim: &Claim,
+    witness_ok: bool,
+    opts: &VerifyOptions,
+) {
+    let lb = claim.lower_bound;
     let earlier_failed = l.0.iter().any(|x| x.outcome == Outcome::Failed);
     match (claim.status, &claim.proof) {
         (Status::OptimalExhaustive, Some(p)) if earlier_failed => l.skip(
@@ -381,26 +436,6 @@ pub fn verify_claim(
             Part::Proof,
             format!("status {s} needs no proof object"),
         ),
-    }
-    let unchecked: Vec<&str> = claim.other.keys().map(String::as_str).collect();
-    if !unchecked.is_empty() {
-        l.skip(
-            Part::Fields,
-            format!(
-                "not checked: {} (informational; nothing here recomputes them)",
-                unchecked.join(", ")
-            ),
-        );
-    }
-    let failures: Vec<String> =
-        l.0.iter()
-            .filter(|x| x.outcome == Outcome::Failed)
-            .map(|x| format!("{}: {}", x.part.as_str(), x.what))
-            .collect();
-    Verification {
-        holds: failures.is_empty(),
-        lines: l.0,
-        failures,
     }
 }
 
@@ -520,29 +555,55 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) + 1e-300
 }
 
-/// The seconds part of a claim, recomputed (doc/design.md §12).
+/// The seconds part of a claim, recomputed (doc/design.md §12): the cost
+/// model, the predicted seconds, the bound's witness step, the bound over
+/// the chunk range.
 fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOptions) {
-    use crate::cost::{chunk, CostModel, Seconds};
+    let Some((s, model)) = seconds_cost_model(l, claim, opts) else {
+        return;
+    };
+    let predicted = check_predicted(l, inst, claim, &s, &model);
+    check_bound_step(l, inst, &s, &model);
+    check_seconds_lower_bound(l, inst, claim, &s, &model, predicted);
+    l.skip(
+        Part::Seconds,
+        "not checked: cost.bound_method, cost.bound_complete, cost.chunk (informational)".into(),
+    );
+}
+
+/// The claim's `cost` object and its cost model, compared with the one
+/// given; `None` (with the failure, if seconds are stated) when there is
+/// nothing to check against.
+fn seconds_cost_model(
+    l: &mut Lines,
+    claim: &Claim,
+    opts: &VerifyOptions,
+) -> Option<(Seconds, CostModel)> {
     let stated = claim.seconds_predicted.is_some() || claim.seconds_lower_bound.is_some();
     let s: Seconds = match &claim.cost {
-        None if !stated => return,
+        None if !stated => return None,
         None => {
-            return l.check(
+            l.check(
                 Part::Seconds,
                 false,
                 "seconds_predicted/seconds_lower_bound stated without the `cost` object: nothing to check them against".into(),
-            )
+            );
+            return None;
         }
         Some(v) => match serde_json::from_value(v.clone()) {
             Ok(s) => s,
             Err(e) => {
-                return l.check(Part::Seconds, false, format!("cost object unreadable: {e}"))
+                l.check(Part::Seconds, false, format!("cost object unreadable: {e}"));
+                return None;
             }
         },
     };
     let model = match CostModel::new(s.alpha_us, s.link_gbps) {
         Ok(m) => m,
-        Err(e) => return l.check(Part::Seconds, false, format!("cost model: {e}")),
+        Err(e) => {
+            l.check(Part::Seconds, false, format!("cost model: {e}"));
+            return None;
+        }
     };
     match &opts.cost {
         Some(given) => l.check(
@@ -562,6 +623,18 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
             ),
         ),
     }
+    Some((s, model))
+}
+
+/// The chunk size, the predicted seconds (ticks x tick time) and the fluid
+/// limit; returns the predicted seconds recomputed.
+fn check_predicted(
+    l: &mut Lines,
+    inst: &Instance,
+    claim: &Claim,
+    s: &Seconds,
+    model: &CostModel,
+) -> f64 {
     l.check(
         Part::Seconds,
         s.chunk_bits == inst.bw,
@@ -597,6 +670,12 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
             s.fluid_limit_seconds, s.ratio_to_fluid
         ),
     );
+    predicted
+}
+
+/// The witness step: a tick bound at one chunk size (in the range),
+/// recomputed, times its tick time.
+fn check_bound_step(l: &mut Lines, inst: &Instance, s: &Seconds, model: &CostModel) {
     // The witness step: a tick bound at one chunk size, times its tick time.
     let b = &s.bound;
     let in_range = b.chunk_bits == inst.bw
@@ -628,6 +707,19 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
             Err(e) => format!("bound step at chunk {} bits does not hold: {e}", b.chunk_bits),
         },
     );
+}
+
+/// The bound over the range, searched again with the summary's odd sets:
+/// the claimed seconds lower bound is no more than it, equals the cost
+/// object's, and is no more than the predicted seconds.
+fn check_seconds_lower_bound(
+    l: &mut Lines,
+    inst: &Instance,
+    claim: &Claim,
+    s: &Seconds,
+    model: &CostModel,
+    predicted: f64,
+) {
     // The bound over the range, searched again with the summary's odd sets.
     let at_given = model.seconds(claim.lower_bound, inst.bw);
     let recomputed = match s.range {
@@ -637,7 +729,7 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
             .and_then(|r| {
                 chunk::bound_over_range(
                     inst,
-                    &model,
+                    model,
                     r,
                     &s.odd_sets,
                     chunk::ChunkOptions::default().max_work,
@@ -701,8 +793,4 @@ fn check_seconds(l: &mut Lines, inst: &Instance, claim: &Claim, opts: &VerifyOpt
             format!("seconds_lower_bound {v:e} s cannot be recomputed: {e}"),
         ),
     }
-    l.skip(
-        Part::Seconds,
-        "not checked: cost.bound_method, cost.bound_complete, cost.chunk (informational)".into(),
-    );
 }

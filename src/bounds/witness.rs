@@ -88,7 +88,6 @@ impl Witness {
     /// Re-derives the bound from the instance alone (no solver), checking
     /// every number the witness states. Returns the proven bound in ticks.
     pub fn recompute(&self, inst: &Instance) -> Result<u64, WitnessError> {
-        let fail = |m: String| Err(WitnessError(m));
         // The one-port witnesses count one transfer per slot per tick: on a
         // slot with several ports they would prove too much.
         if !inst.is_single_port()
@@ -130,148 +129,185 @@ impl Witness {
                 slots,
                 chunks,
                 per_tick,
-            } => {
-                if inst.model != Model::Strict1 {
-                    return fail("capacity witness applies to STRICT1 only".into());
-                }
-                if *slots != inst.slots
-                    || *per_tick != (inst.slots / 2) as u64
-                    || *chunks != inst.total_chunks()
-                {
-                    return fail("capacity witness numbers do not match the instance".into());
-                }
-                if *per_tick == 0 {
-                    return fail("capacity witness with zero per-tick capacity".into());
-                }
-                Ok(chunks.div_ceil(*per_tick))
-            }
+            } => recompute_capacity(inst, *slots, *chunks, *per_tick),
             Witness::OddSet {
                 slots,
                 chunks_inside,
                 bound,
-            } => {
-                if inst.model != Model::Strict1 {
-                    return fail("odd-set witness applies to STRICT1 only".into());
-                }
-                let k = slots.len();
-                if k < 3 || k % 2 == 0 {
-                    return fail(format!("odd set must have an odd size >= 3, has {k}"));
-                }
-                let mut inside = vec![false; inst.slots as usize];
-                for &s in slots {
-                    if s >= inst.slots {
-                        return fail(format!("slot {s} out of range"));
-                    }
-                    if inside[s as usize] {
-                        return fail(format!("slot {s} listed twice"));
-                    }
-                    inside[s as usize] = true;
-                }
-                let e: u64 = inst
-                    .demands()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| inside[d.src as usize] && inside[d.dst as usize])
-                    .map(|(i, _)| inst.chunks(i))
-                    .sum();
-                if e != *chunks_inside {
-                    return fail(format!(
-                        "set has {e} chunks inside, witness says {chunks_inside}"
-                    ));
-                }
-                let proven = ((2 * e as u128).div_ceil((k - 1) as u128)) as u64;
-                if proven != *bound {
-                    return fail(format!(
-                        "ceil(2*{e}/{}) = {proven}, witness says {bound}",
-                        k - 1
-                    ));
-                }
-                Ok(proven)
-            }
+            } => recompute_odd_set(inst, slots, *chunks_inside, *bound),
             Witness::PortDegree {
                 slot,
                 chunks,
                 ports,
                 direction,
                 bound,
-            } => {
-                if *slot >= inst.slots {
-                    return fail(format!("slot {slot} out of range"));
-                }
-                let p = inst.port(*slot as usize);
-                if p != *ports {
-                    return fail(format!("slot {slot} has {p} ports, witness says {ports}"));
-                }
-                let actual = slot_chunks(inst, *slot, *direction)?;
-                if actual != *chunks {
-                    return fail(format!(
-                        "slot {slot} has {actual} chunks, witness says {chunks}"
-                    ));
-                }
-                let proven = actual.div_ceil(p as u64);
-                if proven != *bound {
-                    return fail(format!(
-                        "ceil({actual}/{p}) = {proven}, witness says {bound}"
-                    ));
-                }
-                Ok(proven)
-            }
+            } => recompute_port_degree(inst, *slot, *chunks, *ports, *direction, *bound),
             Witness::OddPortSet {
                 slots,
                 chunks_inside,
                 ports_total,
                 bound,
-            } => {
-                if inst.model != Model::Strict1 {
-                    return fail("odd-port-set witness applies to STRICT1 only".into());
-                }
-                let mut inside = vec![false; inst.slots as usize];
-                let mut p: u64 = 0;
-                for &s in slots {
-                    if s >= inst.slots {
-                        return fail(format!("slot {s} out of range"));
-                    }
-                    if inside[s as usize] {
-                        return fail(format!("slot {s} listed twice"));
-                    }
-                    inside[s as usize] = true;
-                    p = p
-                        .checked_add(inst.port(s as usize) as u64)
-                        .ok_or_else(overflow)?;
-                }
-                if p != *ports_total {
-                    return fail(format!("set has {p} ports, witness says {ports_total}"));
-                }
-                if p % 2 == 0 || p < 3 {
-                    return fail(format!(
-                        "the ports of the set must be odd and >= 3, are {p}"
-                    ));
-                }
-                let mut e: u64 = 0;
-                for (i, d) in inst.demands().iter().enumerate() {
-                    if inside[d.src as usize] && inside[d.dst as usize] {
-                        e = e.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
-                    }
-                }
-                if e != *chunks_inside {
-                    return fail(format!(
-                        "set has {e} chunks inside, witness says {chunks_inside}"
-                    ));
-                }
-                let per_tick = p / 2;
-                let proven = e.div_ceil(per_tick);
-                if proven != *bound {
-                    return fail(format!(
-                        "ceil({e}/{per_tick}) = {proven}, witness says {bound}"
-                    ));
-                }
-                Ok(proven)
-            }
+            } => recompute_odd_port_set(inst, slots, *chunks_inside, *ports_total, *bound),
         }
     }
 }
 
-/// The refusal of a count that does not fit in `u64`.
+fn fail<T>(m: String) -> Result<T, WitnessError> {
+    Err(WitnessError(m))
+}
+
+/// STRICT1's capacity bound: all chunks over floor(slots/2) per tick.
+fn recompute_capacity(
+    inst: &Instance,
+    slots: u32,
+    chunks: u64,
+    per_tick: u64,
+) -> Result<u64, WitnessError> {
+    if inst.model != Model::Strict1 {
+        return fail("capacity witness applies to STRICT1 only".into());
+    }
+    if slots != inst.slots || per_tick != (inst.slots / 2) as u64 || chunks != inst.total_chunks() {
+        return fail("capacity witness numbers do not match the instance".into());
+    }
+    if per_tick == 0 {
+        return fail("capacity witness with zero per-tick capacity".into());
+    }
+    Ok(chunks.div_ceil(per_tick))
+}
+
+/// The slots of a witness's set as a membership table: each in range and
+/// listed once.
+fn slot_set(inst: &Instance, slots: &[Slot]) -> Result<Vec<bool>, WitnessError> {
+    let mut inside = vec![false; inst.slots as usize];
+    for &s in slots {
+        if s >= inst.slots {
+            return fail(format!("slot {s} out of range"));
+        }
+        if inside[s as usize] {
+            return fail(format!("slot {s} listed twice"));
+        }
+        inside[s as usize] = true;
+    }
+    Ok(inside)
+}
+
+/// STRICT1's odd-set bound: ceil(2 E(S) / (|S| - 1)) for an odd set S of
+/// at least 3 slots.
+fn recompute_odd_set(
+    inst: &Instance,
+    slots: &[Slot],
+    chunks_inside: u64,
+    bound: u64,
+) -> Result<u64, WitnessError> {
+    if inst.model != Model::Strict1 {
+        return fail("odd-set witness applies to STRICT1 only".into());
+    }
+    let k = slots.len();
+    if k < 3 || k % 2 == 0 {
+        return fail(format!("odd set must have an odd size >= 3, has {k}"));
+    }
+    let inside = slot_set(inst, slots)?;
+    let e: u64 = inst
+        .demands()
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| inside[d.src as usize] && inside[d.dst as usize])
+        .map(|(i, _)| inst.chunks(i))
+        .sum();
+    if e != chunks_inside {
+        return fail(format!(
+            "set has {e} chunks inside, witness says {chunks_inside}"
+        ));
+    }
+    let proven = ((2 * e as u128).div_ceil((k - 1) as u128)) as u64;
+    if proven != bound {
+        return fail(format!(
+            "ceil(2*{e}/{}) = {proven}, witness says {bound}",
+            k - 1
+        ));
+    }
+    Ok(proven)
+}
+
+/// The multi-port degree bound: ceil(chunks at the slot / its ports).
+fn recompute_port_degree(
+    inst: &Instance,
+    slot: Slot,
+    chunks: u64,
+    ports: u32,
+    direction: Direction,
+    bound: u64,
+) -> Result<u64, WitnessError> {
+    if slot >= inst.slots {
+        return fail(format!("slot {slot} out of range"));
+    }
+    let p = inst.port(slot as usize);
+    if p != ports {
+        return fail(format!("slot {slot} has {p} ports, witness says {ports}"));
+    }
+    let actual = slot_chunks(inst, slot, direction)?;
+    if actual != chunks {
+        return fail(format!(
+            "slot {slot} has {actual} chunks, witness says {chunks}"
+        ));
+    }
+    let proven = actual.div_ceil(p as u64);
+    if proven != bound {
+        return fail(format!(
+            "ceil({actual}/{p}) = {proven}, witness says {bound}"
+        ));
+    }
+    Ok(proven)
+}
+
+/// The multi-port odd-set bound (STRICT1): ceil(E(S) / floor(ports(S)/2))
+/// for a set S whose ports add up to an odd number of at least 3.
+fn recompute_odd_port_set(
+    inst: &Instance,
+    slots: &[Slot],
+    chunks_inside: u64,
+    ports_total: u64,
+    bound: u64,
+) -> Result<u64, WitnessError> {
+    if inst.model != Model::Strict1 {
+        return fail("odd-port-set witness applies to STRICT1 only".into());
+    }
+    let inside = slot_set(inst, slots)?;
+    let mut p: u64 = 0;
+    for &s in slots {
+        p = p
+            .checked_add(inst.port(s as usize) as u64)
+            .ok_or_else(overflow)?;
+    }
+    if p != ports_total {
+        return fail(format!("set has {p} ports, witness says {ports_total}"));
+    }
+    if p % 2 == 0 || p < 3 {
+        return fail(format!(
+            "the ports of the set must be odd and >= 3, are {p}"
+        ));
+    }
+    let mut e: u64 = 0;
+    for (i, d) in inst.demands().iter().enumerate() {
+        if inside[d.src as usize] && inside[d.dst as usize] {
+            e = e.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
+        }
+    }
+    if e != chunks_inside {
+        return fail(format!(
+            "set has {e} chunks inside, witness says {chunks_inside}"
+        ));
+    }
+    let per_tick = p / 2;
+    let proven = e.div_ceil(per_tick);
+    if proven != bound {
+        return fail(format!(
+            "ceil({e}/{per_tick}) = {proven}, witness says {bound}"
+        ));
+    }
+    Ok(proven)
+}
+
 /// The chunks at `slot` in `direction` (both ends for STRICT1, sends or
 /// receives for READ1_WRITE1), counted from the demands with checked
 /// arithmetic: the one count behind the degree and port-degree witnesses.
@@ -295,6 +331,7 @@ fn slot_chunks(inst: &Instance, slot: u32, direction: Direction) -> Result<u64, 
     }
 }
 
+/// The refusal of a count that does not fit in `u64`.
 fn overflow() -> WitnessError {
     WitnessError("a count overflows u64".into())
 }

@@ -1,11 +1,16 @@
 //! `tickopt replay`.
 
 use super::common::{check_output_dir, OverrideArgs};
+use crate::cost::calibrate::Prediction;
+use crate::cost::CostModel;
 use crate::exec::{
-    new_executor, render_table, ExecOptions, ExecutionReport, ExecutorKind, Layout, PeakReport,
+    new_executor, render_table, ExecOptions, ExecutionReport, Executor, ExecutorKind, Layout,
+    PeakReport,
 };
+use crate::instance::Instance;
 use crate::interop::load_schedule;
 use crate::schedule::writers::write_atomically;
+use crate::schedule::Schedule;
 use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
@@ -117,33 +122,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
     let mut exec = new_executor(a.executor, &a.devices)?;
     let layout = Layout::new(&inst, opts.scale_bits, exec.devices())?;
 
-    let mut runs = vec![Run {
-        label: "schedule",
-        report: exec
-            .replay(&inst, &schedule, &opts)
-            .with_context(|| format!("cannot replay {}", a.schedule.display()))?,
-    }];
-    if a.compare {
-        let greedy = solve_instance(
-            &inst,
-            &SolveRequest {
-                solver: SolverChoice::Greedy,
-                time_limit: None,
-            },
-        )?;
-        runs.push(Run {
-            label: "greedy",
-            report: exec
-                .replay(&inst, &greedy.schedule, &opts)
-                .context("cannot replay the greedy schedule")?,
-        });
-        runs.push(Run {
-            label: "all_at_once",
-            report: exec
-                .replay_all_at_once(&inst, &opts)
-                .context("cannot replay all transfers at once")?,
-        });
-    }
+    let runs = replay_runs(exec.as_mut(), &inst, &schedule, &opts, &a)?;
     let peak = if a.peak {
         Some(exec.peak_copy(layout.payload_bytes().max(1), &opts)?)
     } else {
@@ -162,38 +141,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
     print!("{}", render_table(&rows, peak.as_ref()));
     let prediction = cost.map(|c| crate::cost::calibrate::predict(&runs[0].report, &c));
     if let Some(p) = &prediction {
-        println!(
-            "cost model {}: a tick lasts alpha + largest copy / rate",
-            cost.map(|c| c.flags()).unwrap_or_default()
-        );
-        println!(
-            "{:>8}  {:>14}  {:>14}  {:>14}",
-            "tick", "largest copy B", "predicted us", "measured us"
-        );
-        for (i, (t, us)) in runs[0]
-            .report
-            .per_tick
-            .iter()
-            .zip(&p.per_tick_us)
-            .enumerate()
-            .take(PREDICTION_ROWS)
-        {
-            println!(
-                "{i:>8}  {:>14}  {us:>14.2}  {:>14.2}",
-                t.max_copy_bytes, t.median_us
-            );
-        }
-        if p.per_tick_us.len() > PREDICTION_ROWS {
-            println!(
-                "{:>8}  ({} more ticks in the JSON report)",
-                "...",
-                p.per_tick_us.len() - PREDICTION_ROWS
-            );
-        }
-        println!(
-            "{:>8}  {:>14}  {:>14.2}  {:>14.2}  (measured / predicted {:.3})",
-            "total", "", p.total_us, p.measured_us, p.measured_over_predicted
-        );
+        print_prediction(p, cost.as_ref(), &runs[0].report);
     }
     let passed = runs.iter().all(|r| r.report.verification.passed);
     for r in runs.iter().filter(|r| !r.report.verification.passed) {
@@ -229,4 +177,79 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(if passed { 0 } else { 2 })
+}
+
+/// The schedule's replay; with `--compare` also the greedy schedule's and
+/// all transfers at once.
+fn replay_runs(
+    exec: &mut dyn Executor,
+    inst: &Instance,
+    schedule: &Schedule,
+    opts: &ExecOptions,
+    a: &ReplayArgs,
+) -> anyhow::Result<Vec<Run>> {
+    let mut runs = vec![Run {
+        label: "schedule",
+        report: exec
+            .replay(inst, schedule, opts)
+            .with_context(|| format!("cannot replay {}", a.schedule.display()))?,
+    }];
+    if a.compare {
+        let greedy = solve_instance(
+            inst,
+            &SolveRequest {
+                solver: SolverChoice::Greedy,
+                time_limit: None,
+            },
+        )?;
+        runs.push(Run {
+            label: "greedy",
+            report: exec
+                .replay(inst, &greedy.schedule, opts)
+                .context("cannot replay the greedy schedule")?,
+        });
+        runs.push(Run {
+            label: "all_at_once",
+            report: exec
+                .replay_all_at_once(inst, opts)
+                .context("cannot replay all transfers at once")?,
+        });
+    }
+    Ok(runs)
+}
+
+/// The cost model's prediction beside the measured ticks (the first
+/// `PREDICTION_ROWS`) and the totals.
+fn print_prediction(p: &Prediction, cost: Option<&CostModel>, report: &ExecutionReport) {
+    println!(
+        "cost model {}: a tick lasts alpha + largest copy / rate",
+        cost.map(|c| c.flags()).unwrap_or_default()
+    );
+    println!(
+        "{:>8}  {:>14}  {:>14}  {:>14}",
+        "tick", "largest copy B", "predicted us", "measured us"
+    );
+    for (i, (t, us)) in report
+        .per_tick
+        .iter()
+        .zip(&p.per_tick_us)
+        .enumerate()
+        .take(PREDICTION_ROWS)
+    {
+        println!(
+            "{i:>8}  {:>14}  {us:>14.2}  {:>14.2}",
+            t.max_copy_bytes, t.median_us
+        );
+    }
+    if p.per_tick_us.len() > PREDICTION_ROWS {
+        println!(
+            "{:>8}  ({} more ticks in the JSON report)",
+            "...",
+            p.per_tick_us.len() - PREDICTION_ROWS
+        );
+    }
+    println!(
+        "{:>8}  {:>14}  {:>14.2}  {:>14.2}  (measured / predicted {:.3})",
+        "total", "", p.total_us, p.measured_us, p.measured_over_predicted
+    );
 }

@@ -398,6 +398,9 @@ impl State {
         }
     }
 
+    /// Stages of the primal-dual method: each grows alternating trees
+    /// from the free vertices and adjusts the duals until it augments the
+    /// matching, or ends the search when no augmentation is left.
     fn run(&mut self) {
         let n = self.n;
         for _ in 0..n {
@@ -413,128 +416,14 @@ impl State {
                     self.assign_label(v, 1, NONE);
                 }
             }
-            let mut augmented = false;
-            loop {
-                while !augmented {
-                    let Some(v) = self.queue.pop() else { break };
-                    for idx in 0..self.neighbend[v].len() {
-                        let p = self.neighbend[v][idx];
-                        let k = p / 2;
-                        let w = self.endpoint[p];
-                        if self.inblossom[v] == self.inblossom[w] {
-                            continue;
-                        }
-                        let mut kslack = 0;
-                        if !self.allowedge[k] {
-                            kslack = self.slack(k);
-                            if kslack <= 0 {
-                                self.allowedge[k] = true;
-                            }
-                        }
-                        if self.allowedge[k] {
-                            if self.label[self.inblossom[w]] == 0 {
-                                self.assign_label(w, 2, p ^ 1);
-                            } else if self.label[self.inblossom[w]] == 1 {
-                                let base = self.scan_blossom(v, w);
-                                if base != NONE {
-                                    self.add_blossom(base, k);
-                                } else {
-                                    self.augment_matching(k);
-                                    augmented = true;
-                                    break;
-                                }
-                            } else if self.label[w] == 0 {
-                                self.label[w] = 2;
-                                self.labelend[w] = p ^ 1;
-                            }
-                        } else if self.label[self.inblossom[w]] == 1 {
-                            let b = self.inblossom[v];
-                            if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
-                                self.bestedge[b] = k;
-                            }
-                        } else if self.label[w] == 0
-                            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
-                        {
-                            self.bestedge[w] = k;
-                        }
-                    }
+            let augmented = loop {
+                if self.scan_queue() {
+                    break true;
                 }
-                if augmented {
-                    break;
+                if !self.adjust_duals() {
+                    break false;
                 }
-                // Dual adjustment: deltatype 1 (a vertex dual reaches 0) always applies.
-                let mut deltatype = 1;
-                let mut delta = *self.dualvar[..n].iter().min().expect("n > 0");
-                let mut deltaedge = NONE;
-                let mut deltablossom = NONE;
-                for v in 0..n {
-                    if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
-                        let d = self.slack(self.bestedge[v]);
-                        if d < delta {
-                            delta = d;
-                            deltatype = 2;
-                            deltaedge = self.bestedge[v];
-                        }
-                    }
-                }
-                for b in 0..2 * n {
-                    if self.blossomparent[b] == NONE
-                        && self.label[b] == 1
-                        && self.bestedge[b] != NONE
-                    {
-                        let d = self.slack(self.bestedge[b]) / 2;
-                        if d < delta {
-                            delta = d;
-                            deltatype = 3;
-                            deltaedge = self.bestedge[b];
-                        }
-                    }
-                }
-                for b in n..2 * n {
-                    if self.blossombase[b] != NONE
-                        && self.blossomparent[b] == NONE
-                        && self.label[b] == 2
-                        && self.dualvar[b] < delta
-                    {
-                        delta = self.dualvar[b];
-                        deltatype = 4;
-                        deltablossom = b;
-                    }
-                }
-                for v in 0..n {
-                    match self.label[self.inblossom[v]] {
-                        1 => self.dualvar[v] -= delta,
-                        2 => self.dualvar[v] += delta,
-                        _ => {}
-                    }
-                }
-                for b in n..2 * n {
-                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
-                        match self.label[b] {
-                            1 => self.dualvar[b] += delta,
-                            2 => self.dualvar[b] -= delta,
-                            _ => {}
-                        }
-                    }
-                }
-                match deltatype {
-                    1 => break,
-                    2 => {
-                        self.allowedge[deltaedge] = true;
-                        let (mut i, j, _) = self.edges[deltaedge];
-                        if self.label[self.inblossom[i]] == 0 {
-                            i = j;
-                        }
-                        self.queue.push(i);
-                    }
-                    3 => {
-                        self.allowedge[deltaedge] = true;
-                        let (i, _, _) = self.edges[deltaedge];
-                        self.queue.push(i);
-                    }
-                    _ => self.expand_blossom(deltablossom, false),
-                }
-            }
+            };
             if !augmented {
                 break;
             }
@@ -548,5 +437,134 @@ impl State {
                 }
             }
         }
+    }
+
+    /// Scans the labelled vertices in the queue: labels, grows blossoms
+    /// along tight edges, records each tree's least-slack edges. Returns
+    /// true once it augments the matching, false when the queue runs dry.
+    fn scan_queue(&mut self) -> bool {
+        loop {
+            let Some(v) = self.queue.pop() else {
+                return false;
+            };
+            for idx in 0..self.neighbend[v].len() {
+                let p = self.neighbend[v][idx];
+                let k = p / 2;
+                let w = self.endpoint[p];
+                if self.inblossom[v] == self.inblossom[w] {
+                    continue;
+                }
+                let mut kslack = 0;
+                if !self.allowedge[k] {
+                    kslack = self.slack(k);
+                    if kslack <= 0 {
+                        self.allowedge[k] = true;
+                    }
+                }
+                if self.allowedge[k] {
+                    if self.label[self.inblossom[w]] == 0 {
+                        self.assign_label(w, 2, p ^ 1);
+                    } else if self.label[self.inblossom[w]] == 1 {
+                        let base = self.scan_blossom(v, w);
+                        if base != NONE {
+                            self.add_blossom(base, k);
+                        } else {
+                            self.augment_matching(k);
+                            return true;
+                        }
+                    } else if self.label[w] == 0 {
+                        self.label[w] = 2;
+                        self.labelend[w] = p ^ 1;
+                    }
+                } else if self.label[self.inblossom[w]] == 1 {
+                    let b = self.inblossom[v];
+                    if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
+                        self.bestedge[b] = k;
+                    }
+                } else if self.label[w] == 0
+                    && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
+                {
+                    self.bestedge[w] = k;
+                }
+            }
+        }
+    }
+
+    /// The dual adjustment: the largest step that keeps every slack
+    /// nonnegative, then what made it tight (an edge into the queue, or an
+    /// expanded blossom). Returns false when a vertex dual reached zero
+    /// (deltatype 1: no augmenting path is left).
+    fn adjust_duals(&mut self) -> bool {
+        let n = self.n;
+        // Dual adjustment: deltatype 1 (a vertex dual reaches 0) always applies.
+        let mut deltatype = 1;
+        let mut delta = *self.dualvar[..n].iter().min().expect("n > 0");
+        let mut deltaedge = NONE;
+        let mut deltablossom = NONE;
+        for v in 0..n {
+            if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
+                let d = self.slack(self.bestedge[v]);
+                if d < delta {
+                    delta = d;
+                    deltatype = 2;
+                    deltaedge = self.bestedge[v];
+                }
+            }
+        }
+        for b in 0..2 * n {
+            if self.blossomparent[b] == NONE && self.label[b] == 1 && self.bestedge[b] != NONE {
+                let d = self.slack(self.bestedge[b]) / 2;
+                if d < delta {
+                    delta = d;
+                    deltatype = 3;
+                    deltaedge = self.bestedge[b];
+                }
+            }
+        }
+        for b in n..2 * n {
+            if self.blossombase[b] != NONE
+                && self.blossomparent[b] == NONE
+                && self.label[b] == 2
+                && self.dualvar[b] < delta
+            {
+                delta = self.dualvar[b];
+                deltatype = 4;
+                deltablossom = b;
+            }
+        }
+        for v in 0..n {
+            match self.label[self.inblossom[v]] {
+                1 => self.dualvar[v] -= delta,
+                2 => self.dualvar[v] += delta,
+                _ => {}
+            }
+        }
+        for b in n..2 * n {
+            if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                match self.label[b] {
+                    1 => self.dualvar[b] += delta,
+                    2 => self.dualvar[b] -= delta,
+                    _ => {}
+                }
+            }
+        }
+        match deltatype {
+            1 => return false,
+            2 => {
+                self.allowedge[deltaedge] = true;
+                let (mut i, j, _) = self.edges[deltaedge];
+                if self.label[self.inblossom[i]] == 0 {
+                    i = j;
+                }
+                self.queue.push(i);
+            }
+            3 => {
+                self.allowedge[deltaedge] = true;
+                let (i, _, _) = self.edges[deltaedge];
+                self.queue.push(i);
+            }
+            _ => self.expand_blossom(deltablossom, false),
+        }
+        true
     }
 }

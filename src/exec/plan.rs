@@ -357,6 +357,10 @@ impl Plan {
         }
     }
 
+    /// Every copy reads inside one demand's send region and writes the
+    /// same bytes of its receive region; no two copies of a tick touch the
+    /// same bytes; a scheduled plan keeps its model in every tick; every
+    /// region is moved exactly once.
     fn check(&self) -> Result<(), PlanError> {
         let l = &self.layout;
         let slots = l.slot_bytes.len();
@@ -375,139 +379,81 @@ impl Plan {
         for (t, tick) in self.ticks.iter().enumerate() {
             ranges.clear();
             for (j, c) in tick.iter().enumerate() {
-                let bad = |what: String| PlanError::BadTransfer {
-                    tick: t,
-                    copy: j,
-                    what,
-                };
-                if c.src_slot as usize >= slots || c.dst_slot as usize >= slots {
-                    return Err(bad(format!(
-                        "slot {}->{} out of range ({slots} slots)",
-                        c.src_slot, c.dst_slot
-                    )));
-                }
-                let pos =
-                    by_src.partition_point(|&(s, off, _)| (s, off) <= (c.src_slot, c.src_offset));
-                let found = pos
-                    .checked_sub(1)
-                    .map(|p| by_src[p])
-                    .filter(|&(s, _, _)| s == c.src_slot);
-                let Some((_, _, i)) = found else {
-                    return Err(bad(format!(
-                        "reads slot {} at byte {}, which is in no send region",
-                        c.src_slot, c.src_offset
-                    )));
-                };
-                let r = &l.regions[i];
-                let rel = c.src_offset - r.src_offset;
-                if rel.checked_add(c.len).map_or(true, |end| end > r.bytes) {
-                    return Err(bad(format!(
-                        "reads bytes {}..{} of demand {}->{}, whose region has {} bytes",
-                        rel,
-                        rel.saturating_add(c.len),
-                        r.src_slot,
-                        r.dst_slot,
-                        r.bytes
-                    )));
-                }
-                if c.dst_slot != r.dst_slot || c.dst_offset != r.dst_offset + rel {
-                    return Err(bad(format!(
-                        "reads bytes {}..{} of demand {}->{} but writes slot {} at byte {} instead of slot {} at byte {}",
-                        rel,
-                        rel + c.len,
-                        r.src_slot,
-                        r.dst_slot,
-                        c.dst_slot,
-                        c.dst_offset,
-                        r.dst_slot,
-                        r.dst_offset + rel
-                    )));
-                }
+                let (i, rel) =
+                    self.region_of(&by_src, c)
+                        .map_err(|what| PlanError::BadTransfer {
+                            tick: t,
+                            copy: j,
+                            what,
+                        })?;
                 if c.len > 0 {
                     pieces[i].push((rel, rel + c.len));
                     ranges.push((c.src_slot, c.src_offset, c.src_offset + c.len));
                     ranges.push((c.dst_slot, c.dst_offset, c.dst_offset + c.len));
                 }
             }
-            ranges.sort_unstable();
-            for w in ranges.windows(2) {
-                if w[0].0 == w[1].0 && w[1].1 < w[0].2 {
-                    return Err(PlanError::BadTick {
-                        tick: t,
-                        what: format!(
-                            "two copies touch bytes {}..{} of slot {} at once",
-                            w[1].1,
-                            w[0].2.min(w[1].2),
-                            w[0].0
-                        ),
-                    });
-                }
-            }
+            check_overlaps(t, &mut ranges)?;
             if let PlanKind::Scheduled(model) = self.kind {
-                for c in tick {
-                    sends[c.src_slot as usize] += 1;
-                    recvs[c.dst_slot as usize] += 1;
-                }
-                let mut fault = None;
-                for c in tick {
-                    for s in [c.src_slot, c.dst_slot] {
-                        let (a, b) = (sends[s as usize], recvs[s as usize]);
-                        // A slot with k ports runs up to k copies (per side
-                        // for READ1_WRITE1) in one tick.
-                        let p = l.ports.get(s as usize).copied().unwrap_or(1);
-                        let broken = match model {
-                            Model::Strict1 => a + b > p,
-                            Model::Read1Write1 => a > p || b > p,
-                        };
-                        if broken && fault.is_none() {
-                            fault = Some((s, a, b, p));
-                        }
-                    }
-                }
-                for c in tick {
-                    sends[c.src_slot as usize] = 0;
-                    recvs[c.dst_slot as usize] = 0;
-                }
-                if let Some((s, a, b, p)) = fault {
-                    let ports = match p {
-                        1 => String::new(),
-                        p => format!(" with {p} ports"),
-                    };
-                    return Err(PlanError::BadTick {
-                        tick: t,
-                        what: format!(
-                            "slot {s} sends {a} and receives {b} times, which {model} forbids{ports}"
-                        ),
-                    });
-                }
+                check_model(t, tick, model, &l.ports, &mut sends, &mut recvs)?;
             }
         }
-        for (i, p) in pieces.iter_mut().enumerate() {
-            let r = &l.regions[i];
-            p.sort_unstable();
-            let mut at = 0u64;
-            let cov = |start, end, what| PlanError::Coverage {
-                src: r.src_slot,
-                dst: r.dst_slot,
-                start,
-                end,
-                bytes: r.bytes,
-                what,
-            };
-            for &(s, e) in p.iter() {
-                if s < at {
-                    return Err(cov(s, at.min(e), "moved more than once"));
-                }
-                if s > at {
-                    return Err(cov(at, s, "never moved"));
-                }
-                at = e;
-            }
-            if at < r.bytes {
-                return Err(cov(at, r.bytes, "never moved"));
-            }
+        check_coverage(&l.regions, &mut pieces)
+    }
+
+    /// The region copy `c` reads from (`by_src`: regions by source slot
+    /// and offset) and the offset inside it, once its slots are in range,
+    /// its bytes inside the region and its write at the same bytes of the
+    /// region's receive side; `Err` says what is wrong.
+    fn region_of(
+        &self,
+        by_src: &[(u32, u64, usize)],
+        c: &Transfer,
+    ) -> Result<(usize, u64), String> {
+        let l = &self.layout;
+        let slots = l.slot_bytes.len();
+        if c.src_slot as usize >= slots || c.dst_slot as usize >= slots {
+            return Err(format!(
+                "slot {}->{} out of range ({slots} slots)",
+                c.src_slot, c.dst_slot
+            ));
         }
-        Ok(())
+        let pos = by_src.partition_point(|&(s, off, _)| (s, off) <= (c.src_slot, c.src_offset));
+        let found = pos
+            .checked_sub(1)
+            .map(|p| by_src[p])
+            .filter(|&(s, _, _)| s == c.src_slot);
+        let Some((_, _, i)) = found else {
+            return Err(format!(
+                "reads slot {} at byte {}, which is in no send region",
+                c.src_slot, c.src_offset
+            ));
+        };
+        let r = &l.regions[i];
+        let rel = c.src_offset - r.src_offset;
+        if rel.checked_add(c.len).map_or(true, |end| end > r.bytes) {
+            return Err(format!(
+                "reads bytes {}..{} of demand {}->{}, whose region has {} bytes",
+                rel,
+                rel.saturating_add(c.len),
+                r.src_slot,
+                r.dst_slot,
+                r.bytes
+            ));
+        }
+        if c.dst_slot != r.dst_slot || c.dst_offset != r.dst_offset + rel {
+            return Err(format!(
+                "reads bytes {}..{} of demand {}->{} but writes slot {} at byte {} instead of slot {} at byte {}",
+                rel,
+                rel + c.len,
+                r.src_slot,
+                r.dst_slot,
+                c.dst_slot,
+                c.dst_offset,
+                r.dst_slot,
+                r.dst_offset + rel
+            ));
+        }
+        Ok((i, rel))
     }
 
     pub fn kind(&self) -> PlanKind {
@@ -538,6 +484,106 @@ impl Plan {
     pub fn bytes(&self) -> u64 {
         self.ticks.iter().flatten().map(|c| c.len).sum()
     }
+}
+
+/// No two copies of tick `t` touch the same bytes of a slot (`ranges`:
+/// (slot, start, end) of every read and write, sorted here).
+fn check_overlaps(t: usize, ranges: &mut [(u32, u64, u64)]) -> Result<(), PlanError> {
+    ranges.sort_unstable();
+    for w in ranges.windows(2) {
+        if w[0].0 == w[1].0 && w[1].1 < w[0].2 {
+            return Err(PlanError::BadTick {
+                tick: t,
+                what: format!(
+                    "two copies touch bytes {}..{} of slot {} at once",
+                    w[1].1,
+                    w[0].2.min(w[1].2),
+                    w[0].0
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Tick `t` keeps `model` with the slots' `ports` (a slot with k ports
+/// runs up to k copies, per side for READ1_WRITE1); the first slot that
+/// breaks it is named. `sends`/`recvs` are zeroed scratch counts per slot,
+/// left zeroed.
+fn check_model(
+    t: usize,
+    tick: &[Transfer],
+    model: Model,
+    ports: &[u32],
+    sends: &mut [u32],
+    recvs: &mut [u32],
+) -> Result<(), PlanError> {
+    for c in tick {
+        sends[c.src_slot as usize] += 1;
+        recvs[c.dst_slot as usize] += 1;
+    }
+    let mut fault = None;
+    for c in tick {
+        for s in [c.src_slot, c.dst_slot] {
+            let (a, b) = (sends[s as usize], recvs[s as usize]);
+            let p = ports.get(s as usize).copied().unwrap_or(1);
+            let broken = match model {
+                Model::Strict1 => a + b > p,
+                Model::Read1Write1 => a > p || b > p,
+            };
+            if broken && fault.is_none() {
+                fault = Some((s, a, b, p));
+            }
+        }
+    }
+    for c in tick {
+        sends[c.src_slot as usize] = 0;
+        recvs[c.dst_slot as usize] = 0;
+    }
+    if let Some((s, a, b, p)) = fault {
+        let ports = match p {
+            1 => String::new(),
+            p => format!(" with {p} ports"),
+        };
+        return Err(PlanError::BadTick {
+            tick: t,
+            what: format!(
+                "slot {s} sends {a} and receives {b} times, which {model} forbids{ports}"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Every region's bytes moved exactly once: its pieces (start, end),
+/// sorted here, tile 0..its size.
+fn check_coverage(regions: &[Region], pieces: &mut [Vec<(u64, u64)>]) -> Result<(), PlanError> {
+    for (i, p) in pieces.iter_mut().enumerate() {
+        let r = &regions[i];
+        p.sort_unstable();
+        let mut at = 0u64;
+        let cov = |start, end, what| PlanError::Coverage {
+            src: r.src_slot,
+            dst: r.dst_slot,
+            start,
+            end,
+            bytes: r.bytes,
+            what,
+        };
+        for &(s, e) in p.iter() {
+            if s < at {
+                return Err(cov(s, at.min(e), "moved more than once"));
+            }
+            if s > at {
+                return Err(cov(at, s, "never moved"));
+            }
+            at = e;
+        }
+        if at < r.bytes {
+            return Err(cov(at, r.bytes, "never moved"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

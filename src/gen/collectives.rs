@@ -76,75 +76,100 @@ pub(super) fn build(family: &Family, seed: u64, b: &mut Builder) -> Result<(), S
             stages,
             microbatches,
             virtual_stages,
-        } => {
-            at_least("stages", stages as u64, 2)?;
-            at_least("microbatches", microbatches, 1)?;
-            at_least("virtual_stages", virtual_stages as u64, 2)?;
-            b.slots(stages as u64)?;
-            let layers = stages as u64 * virtual_stages as u64;
-            for j in 0..layers - 1 {
-                let (a, c) = ((j % stages as u64) as u32, ((j + 1) % stages as u64) as u32);
-                b.chunks(a, c, microbatches);
-                b.chunks(c, a, microbatches);
-            }
-        }
-        Family::Reshard { from, to, in_place } => {
-            at_least("from", from as u64, 1)?;
-            at_least("to", to as u64, 1)?;
-            let offset = if in_place { 0 } else { from };
-            let slots = if in_place {
-                from.max(to) as u64
-            } else {
-                from as u64 + to as u64
-            };
-            b.slots(slots)?;
-            // The tensor has from*to units: source shard i is [i*to, (i+1)*to),
-            // destination shard j is [j*from, (j+1)*from); one unit = one chunk.
-            let (m, n) = (from as u64, to as u64);
-            for i in 0..m {
-                let (lo, hi) = (i * n, (i + 1) * n);
-                for j in (lo / m)..hi.div_ceil(m).min(n) {
-                    let overlap = hi.min((j + 1) * m).saturating_sub(lo.max(j * m));
-                    let dst = j as u32 + offset;
-                    if overlap > 0 && i as u32 != dst {
-                        b.chunks(i as u32, dst, overlap);
-                    }
-                }
-            }
-        }
+        } => pipeline_interleaved(stages, microbatches, virtual_stages, b)?,
+        Family::Reshard { from, to, in_place } => reshard(from, to, in_place, b)?,
         Family::Tree {
             n,
             arity,
             direction,
-        } => {
-            at_least("n", n as u64, 2)?;
-            at_least("arity", arity as u64, 1)?;
-            b.slots(n as u64)?;
-            for child in 1..n {
-                let parent = (child - 1) / arity;
-                if direction != TreeDirection::Reduce {
-                    b.chunks(parent, child, 1);
-                }
-                if direction != TreeDirection::Broadcast {
-                    b.chunks(child, parent, 1);
-                }
-            }
-        }
+        } => tree(n, arity, direction, b)?,
         Family::Star {
             clients,
             targets,
             jitter,
-        } => {
-            at_least("clients", clients as u64, 1)?;
-            at_least("targets", targets as u64, 1)?;
-            b.slots(clients as u64 + targets as u64)?;
-            let mut rng = SplitMix64::new(seed, 1);
-            for i in 0..clients {
-                let chunks = 1 + rng.below(jitter.saturating_add(1));
-                b.chunks(i, clients + i % targets, chunks);
+        } => star(clients, targets, jitter, seed, b)?,
+        _ => unreachable!("not a collective family"),
+    }
+    Ok(())
+}
+
+/// Interleaved pipeline: `virtual_stages` layers per stage, in order
+/// around the stages (last -> first wraps), activations and gradients.
+fn pipeline_interleaved(
+    stages: u32,
+    microbatches: u64,
+    virtual_stages: u32,
+    b: &mut Builder,
+) -> Result<(), String> {
+    at_least("stages", stages as u64, 2)?;
+    at_least("microbatches", microbatches, 1)?;
+    at_least("virtual_stages", virtual_stages as u64, 2)?;
+    b.slots(stages as u64)?;
+    let layers = stages as u64 * virtual_stages as u64;
+    for j in 0..layers - 1 {
+        let (a, c) = ((j % stages as u64) as u32, ((j + 1) % stages as u64) as u32);
+        b.chunks(a, c, microbatches);
+        b.chunks(c, a, microbatches);
+    }
+    Ok(())
+}
+
+/// Resharding from `from` equal shards to `to` equal shards (on the same
+/// slots when `in_place`, else on `to` slots after the sources).
+fn reshard(from: u32, to: u32, in_place: bool, b: &mut Builder) -> Result<(), String> {
+    at_least("from", from as u64, 1)?;
+    at_least("to", to as u64, 1)?;
+    let offset = if in_place { 0 } else { from };
+    let slots = if in_place {
+        from.max(to) as u64
+    } else {
+        from as u64 + to as u64
+    };
+    b.slots(slots)?;
+    // The tensor has from*to units: source shard i is [i*to, (i+1)*to),
+    // destination shard j is [j*from, (j+1)*from); one unit = one chunk.
+    let (m, n) = (from as u64, to as u64);
+    for i in 0..m {
+        let (lo, hi) = (i * n, (i + 1) * n);
+        for j in (lo / m)..hi.div_ceil(m).min(n) {
+            let overlap = hi.min((j + 1) * m).saturating_sub(lo.max(j * m));
+            let dst = j as u32 + offset;
+            if overlap > 0 && i as u32 != dst {
+                b.chunks(i as u32, dst, overlap);
             }
         }
-        _ => unreachable!("not a collective family"),
+    }
+    Ok(())
+}
+
+/// A tree in heap order (root 0) of `arity`: parent to child, child to
+/// parent, or both, by `direction`.
+fn tree(n: u32, arity: u32, direction: TreeDirection, b: &mut Builder) -> Result<(), String> {
+    at_least("n", n as u64, 2)?;
+    at_least("arity", arity as u64, 1)?;
+    b.slots(n as u64)?;
+    for child in 1..n {
+        let parent = (child - 1) / arity;
+        if direction != TreeDirection::Reduce {
+            b.chunks(parent, child, 1);
+        }
+        if direction != TreeDirection::Broadcast {
+            b.chunks(child, parent, 1);
+        }
+    }
+    Ok(())
+}
+
+/// Checkpoint: client i writes 1 + up to `jitter` chunks to target
+/// `i mod targets`.
+fn star(clients: u32, targets: u32, jitter: u64, seed: u64, b: &mut Builder) -> Result<(), String> {
+    at_least("clients", clients as u64, 1)?;
+    at_least("targets", targets as u64, 1)?;
+    b.slots(clients as u64 + targets as u64)?;
+    let mut rng = SplitMix64::new(seed, 1);
+    for i in 0..clients {
+        let chunks = 1 + rng.below(jitter.saturating_add(1));
+        b.chunks(i, clients + i % targets, chunks);
     }
     Ok(())
 }

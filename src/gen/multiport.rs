@@ -143,30 +143,8 @@ pub fn generate_multiport(
     let bits = mult
         .checked_mul(bw)
         .ok_or_else(|| err(family, "mult * bw overflows u64"))?;
-    let at_least = |name: &str, v: u64, min: u64| {
-        if v < min {
-            Err(err(family, format!("{name} must be >= {min}, got {v}")))
-        } else {
-            Ok(())
-        }
-    };
-    // The two-tier families' cluster: the GPU count and the intra-node
-    // bandwidth, parameters checked.
-    let cluster = |nodes: u32, gpus_per_node: u32, nics: u32, fast: u64| {
-        at_least("nodes", nodes as u64, 1)?;
-        at_least("gpus_per_node", gpus_per_node as u64, 1)?;
-        at_least("nics", nics as u64, 1)?;
-        at_least("fast", fast, 1)?;
-        let n = nodes
-            .checked_mul(gpus_per_node)
-            .filter(|&n| n >= 2)
-            .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
-        let fast_bw = bw
-            .checked_mul(fast)
-            .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
-        Ok::<_, GenError>((n, fast_bw))
-    };
-    let (slots, ports, demands): (u32, Ports, Vec<(Demand, Option<u64>)>) = match *family {
+    let at_least = |name: &str, v: u64, min: u64| at_least(family, name, v, min);
+    let (slots, ports, demands): Parts = match *family {
         MultiportFamily::Rails { n, rails } => {
             at_least("n", n as u64, 2)?;
             at_least("rails", rails as u64, 1)?;
@@ -181,26 +159,7 @@ pub fn generate_multiport(
             gpus_per_node,
             nics,
             fast,
-        } => {
-            let (n, fast_bw) = cluster(nodes, gpus_per_node, nics, fast)?;
-            let mut d = Vec::new();
-            for src in 0..n {
-                let (node, gpu) = (src / gpus_per_node, src % gpus_per_node);
-                for dst in 0..n {
-                    if dst == src {
-                        continue;
-                    }
-                    if dst / gpus_per_node == node {
-                        // Inside the node: the same bits at the fast bandwidth.
-                        d.push((Demand { src, dst, bits }, Some(fast_bw)));
-                    } else if dst % gpus_per_node == gpu {
-                        // Rail-aligned between nodes, at the network bandwidth.
-                        d.push((Demand { src, dst, bits }, None));
-                    }
-                }
-            }
-            (n, Ports::Uniform(nics), d)
-        }
+        } => two_tier(family, bw, bits, nodes, gpus_per_node, nics, fast)?,
         MultiportFamily::MoeNics {
             nodes,
             nics,
@@ -238,33 +197,8 @@ pub fn generate_multiport(
             hot,
             hot_factor,
         } => {
-            let (n, fast_bw) = cluster(nodes, gpus_per_node, nics, fast)?;
-            at_least("hot_factor", hot_factor, 1)?;
-            if !(sigma.is_finite() && (0.0..=4.0).contains(&sigma)) {
-                return Err(err(family, format!("sigma must be in 0..=4, got {sigma}")));
-            }
-            if hot > n {
-                return Err(err(
-                    family,
-                    format!("hot must be <= the {n} GPUs, got {hot}"),
-                ));
-            }
-            let skew = super::skew::Skew {
-                mean_bits: bits as f64,
-                sigma,
-                hot,
-                hot_factor,
-            };
-            let d = skew
-                .all_to_all(n, seed)
-                .map_err(|m| err(family, m))?
-                .into_iter()
-                .map(|dem| {
-                    let intra = dem.src / gpus_per_node == dem.dst / gpus_per_node;
-                    (dem, intra.then_some(fast_bw))
-                })
-                .collect();
-            (n, Ports::Uniform(nics), d)
+            let cluster = (nodes, gpus_per_node, nics, fast);
+            moe_two_tier(family, bw, bits, cluster, (sigma, hot, hot_factor), seed)?
         }
     };
     let mut inst = Instance::new_multiport(model, slots, bw, demands, ports, &Limits::default())
@@ -280,6 +214,114 @@ pub fn generate_multiport(
         params.join(" ")
     ));
     Ok(inst)
+}
+
+/// A generated multi-port instance's slots, ports, and demands (each with
+/// its own bandwidth, if any).
+type Parts = (u32, Ports, Vec<(Demand, Option<u64>)>);
+
+/// `v >= min`, or the family's error naming the parameter.
+fn at_least(family: &MultiportFamily, name: &str, v: u64, min: u64) -> Result<(), GenError> {
+    if v < min {
+        Err(err(family, format!("{name} must be >= {min}, got {v}")))
+    } else {
+        Ok(())
+    }
+}
+
+/// The two-tier families' cluster: the GPU count and the intra-node
+/// bandwidth, parameters checked.
+fn cluster(
+    family: &MultiportFamily,
+    bw: u64,
+    nodes: u32,
+    gpus_per_node: u32,
+    nics: u32,
+    fast: u64,
+) -> Result<(u32, u64), GenError> {
+    at_least(family, "nodes", nodes as u64, 1)?;
+    at_least(family, "gpus_per_node", gpus_per_node as u64, 1)?;
+    at_least(family, "nics", nics as u64, 1)?;
+    at_least(family, "fast", fast, 1)?;
+    let n = nodes
+        .checked_mul(gpus_per_node)
+        .filter(|&n| n >= 2)
+        .ok_or_else(|| err(family, "needs at least 2 GPUs and fewer than 2^32"))?;
+    let fast_bw = bw
+        .checked_mul(fast)
+        .ok_or_else(|| err(family, "bw * fast overflows u64"))?;
+    Ok((n, fast_bw))
+}
+
+/// `two_tier`: all-to-all inside a node at the fast bandwidth,
+/// rail-aligned between nodes at the network bandwidth, `bits` each.
+fn two_tier(
+    family: &MultiportFamily,
+    bw: u64,
+    bits: u64,
+    nodes: u32,
+    gpus_per_node: u32,
+    nics: u32,
+    fast: u64,
+) -> Result<Parts, GenError> {
+    let (n, fast_bw) = cluster(family, bw, nodes, gpus_per_node, nics, fast)?;
+    let mut d = Vec::new();
+    for src in 0..n {
+        let (node, gpu) = (src / gpus_per_node, src % gpus_per_node);
+        for dst in 0..n {
+            if dst == src {
+                continue;
+            }
+            if dst / gpus_per_node == node {
+                // Inside the node: the same bits at the fast bandwidth.
+                d.push((Demand { src, dst, bits }, Some(fast_bw)));
+            } else if dst % gpus_per_node == gpu {
+                // Rail-aligned between nodes, at the network bandwidth.
+                d.push((Demand { src, dst, bits }, None));
+            }
+        }
+    }
+    Ok((n, Ports::Uniform(nics), d))
+}
+
+/// `moe_two_tier`: a skewed all-to-all (log-normal sizes of mean `bits`,
+/// hot GPUs `hot_factor` times larger) on a two-tier cluster (nodes,
+/// gpus_per_node, nics, fast); the skew is (sigma, hot, hot_factor).
+fn moe_two_tier(
+    family: &MultiportFamily,
+    bw: u64,
+    bits: u64,
+    (nodes, gpus_per_node, nics, fast): (u32, u32, u32, u64),
+    (sigma, hot, hot_factor): (f64, u32, u64),
+    seed: u64,
+) -> Result<Parts, GenError> {
+    let (n, fast_bw) = cluster(family, bw, nodes, gpus_per_node, nics, fast)?;
+    at_least(family, "hot_factor", hot_factor, 1)?;
+    if !(sigma.is_finite() && (0.0..=4.0).contains(&sigma)) {
+        return Err(err(family, format!("sigma must be in 0..=4, got {sigma}")));
+    }
+    if hot > n {
+        return Err(err(
+            family,
+            format!("hot must be <= the {n} GPUs, got {hot}"),
+        ));
+    }
+    let skew = super::skew::Skew {
+        mean_bits: bits as f64,
+        sigma,
+        hot,
+        hot_factor,
+    };
+    let d = skew
+        .all_to_all(n, seed)
+        .map_err(|m| err(family, m))?
+        .into_iter()
+        .map(|dem| {
+            let intra = dem.src / gpus_per_node == dem.dst / gpus_per_node;
+            (dem, intra.then_some(fast_bw))
+        })
+        .collect();
+    Ok((n, Ports::Uniform(nics), d))
 }
 
 /// The optimum where a theorem fixes it without a solver: READ1_WRITE1

@@ -70,6 +70,107 @@ fn suggest_column(cell: &str) -> Option<&'static str> {
     super::close_key(cell, &KNOWN)
 }
 
+/// Refuses a row beyond `limits.max_demands` (`rows` already read).
+fn row_limit(rows: usize, limits: &Limits, line: u64) -> Result<(), InputError> {
+    if rows as u64 >= limits.max_demands {
+        return Err(
+            InputError::new(format!("more demand rows than {}", limits.demands_limit()))
+                .at_line(line),
+        );
+    }
+    Ok(())
+}
+
+/// The first row, when it has words but is no header: a misspelt column
+/// name (`src`, `bytes`) says which was meant, a header that misses a
+/// column says which. Other rows pass (they fail as numbers).
+fn check_header_words(cells: &[&str], line: u64) -> Result<(), InputError> {
+    if cells
+        .iter()
+        .any(|c| c.chars().any(|ch| ch.is_ascii_alphabetic()) && !c.starts_with('#'))
+    {
+        // A misspelt column name (`src`, `bytes`): say which was meant.
+        let unknown: Vec<(&str, &str)> = cells
+            .iter()
+            .filter_map(|c| {
+                let c = c.trim_start_matches('\u{feff}');
+                suggest_column(c).map(|k| (c, k))
+            })
+            .collect();
+        if !unknown.is_empty() {
+            let says: Vec<String> = unknown
+                .iter()
+                .map(|(c, k)| {
+                    let unit = if *k == "bits_total" && c.to_ascii_lowercase().contains("byte") {
+                        "; sizes are in bits: bytes x 8"
+                    } else {
+                        ""
+                    };
+                    format!("unknown column {c} (did you mean {k}?{unit})")
+                })
+                .collect();
+            let names: Vec<&str> = unknown.iter().map(|(c, _)| *c).collect();
+            return Err(InputError::field(&names.join(","), says.join(", ")).at_line(line));
+        }
+        // A header that misses a column is a common mistake: say which.
+        let missing: Vec<&str> = COLUMNS
+            .iter()
+            .copied()
+            .filter(|name| {
+                !cells
+                    .iter()
+                    .any(|c| c.trim_start_matches('\u{feff}') == *name)
+            })
+            .collect();
+        if cells
+            .iter()
+            .any(|c| COLUMNS.contains(&c.trim_start_matches('\u{feff}')))
+        {
+            return Err(InputError::field(
+                &missing.join(","),
+                format!("header is missing column(s) {}", missing.join(", ")),
+            )
+            .at_line(line));
+        }
+    }
+    Ok(())
+}
+
+/// A row the fast path did not take: the three columns at `pos` as
+/// (src, dst, bits), and the `bw` cell at `bw_pos` if present and not
+/// empty (> 0).
+fn general_row(
+    cells: &[&str],
+    pos: [usize; 3],
+    bw_pos: Option<usize>,
+    line: u64,
+) -> Result<([u64; 3], Option<u64>), InputError> {
+    let mut vals = [0u64; 3];
+    for k in 0..3 {
+        let cell = cells.get(pos[k]).ok_or_else(|| {
+            InputError::field(
+                COLUMNS[k],
+                format!("missing column (row has {} of 3 columns)", cells.len()),
+            )
+            .at_line(line)
+        })?;
+        vals[k] = parse_uint(cell, COLUMNS[k], line)?;
+    }
+    let bw = match bw_pos.and_then(|p| cells.get(p)) {
+        Some(cell) if !cell.is_empty() => {
+            let b = parse_uint(cell, BW_COLUMN, line)?;
+            if b == 0 {
+                return Err(
+                    InputError::field(BW_COLUMN, "bandwidth per tick must be > 0").at_line(line),
+                );
+            }
+            Some(b)
+        }
+        _ => None,
+    };
+    Ok((vals, bw))
+}
+
 /// Parses a demands CSV into rows (no slot or model checks yet).
 pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>, InputError> {
     // A UTF-8 byte order mark (spreadsheet exports) is not part of the data.
@@ -90,13 +191,7 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
         let fast = positions.map_or(true, |p| p.iter().all(|&i| i < 3));
         if let Some(cells) = plain_row(raw_line.as_bytes()).filter(|_| fast) {
             seen_first = true;
-            if rows.len() as u64 >= limits.max_demands {
-                return Err(InputError::new(format!(
-                    "more demand rows than {}",
-                    limits.demands_limit()
-                ))
-                .at_line(line));
-            }
+            row_limit(rows.len(), limits, line)?;
             let pos = positions.unwrap_or([0, 1, 2]);
             rows.push(DemandRow {
                 line,
@@ -120,88 +215,10 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
                     .position(|c| c.trim_start_matches('\u{feff}') == BW_COLUMN);
                 continue;
             }
-            if cells
-                .iter()
-                .any(|c| c.chars().any(|ch| ch.is_ascii_alphabetic()) && !c.starts_with('#'))
-            {
-                // A misspelt column name (`src`, `bytes`): say which was meant.
-                let unknown: Vec<(&str, &str)> = cells
-                    .iter()
-                    .filter_map(|c| {
-                        let c = c.trim_start_matches('\u{feff}');
-                        suggest_column(c).map(|k| (c, k))
-                    })
-                    .collect();
-                if !unknown.is_empty() {
-                    let says: Vec<String> = unknown
-                        .iter()
-                        .map(|(c, k)| {
-                            let unit =
-                                if *k == "bits_total" && c.to_ascii_lowercase().contains("byte") {
-                                    "; sizes are in bits: bytes x 8"
-                                } else {
-                                    ""
-                                };
-                            format!("unknown column {c} (did you mean {k}?{unit})")
-                        })
-                        .collect();
-                    let names: Vec<&str> = unknown.iter().map(|(c, _)| *c).collect();
-                    return Err(InputError::field(&names.join(","), says.join(", ")).at_line(line));
-                }
-                // A header that misses a column is a common mistake: say which.
-                let missing: Vec<&str> = COLUMNS
-                    .iter()
-                    .copied()
-                    .filter(|name| {
-                        !cells
-                            .iter()
-                            .any(|c| c.trim_start_matches('\u{feff}') == *name)
-                    })
-                    .collect();
-                if cells
-                    .iter()
-                    .any(|c| COLUMNS.contains(&c.trim_start_matches('\u{feff}')))
-                {
-                    return Err(InputError::field(
-                        &missing.join(","),
-                        format!("header is missing column(s) {}", missing.join(", ")),
-                    )
-                    .at_line(line));
-                }
-            }
+            check_header_words(&cells, line)?;
         }
-        let pos = positions.unwrap_or([0, 1, 2]);
-        let mut vals = [0u64; 3];
-        for k in 0..3 {
-            let cell = cells.get(pos[k]).ok_or_else(|| {
-                InputError::field(
-                    COLUMNS[k],
-                    format!("missing column (row has {} of 3 columns)", cells.len()),
-                )
-                .at_line(line)
-            })?;
-            vals[k] = parse_uint(cell, COLUMNS[k], line)?;
-        }
-        let bw = match bw_pos.and_then(|p| cells.get(p)) {
-            Some(cell) if !cell.is_empty() => {
-                let b = parse_uint(cell, BW_COLUMN, line)?;
-                if b == 0 {
-                    return Err(
-                        InputError::field(BW_COLUMN, "bandwidth per tick must be > 0")
-                            .at_line(line),
-                    );
-                }
-                Some(b)
-            }
-            _ => None,
-        };
-        if rows.len() as u64 >= limits.max_demands {
-            return Err(InputError::new(format!(
-                "more demand rows than {}",
-                limits.demands_limit()
-            ))
-            .at_line(line));
-        }
+        let (vals, bw) = general_row(&cells, positions.unwrap_or([0, 1, 2]), bw_pos, line)?;
+        row_limit(rows.len(), limits, line)?;
         rows.push(DemandRow {
             line,
             src: vals[0],

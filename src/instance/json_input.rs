@@ -125,64 +125,7 @@ fn instance_from(
     warnings: &mut Vec<String>,
 ) -> Result<Instance, InputError> {
     super::json_keys::check_keys(obj, &super::json_keys::INSTANCE_KEYS, "", warnings)?;
-    match obj.get("version") {
-        Some(v) if v.as_u64() == Some(0) => {}
-        Some(v) => {
-            return Err(InputError::field(
-                "version",
-                format!("instance.version must be 0, got {v}"),
-            ))
-        }
-        None => {
-            return Err(InputError::field(
-                "version",
-                "missing (instance.version must be 0)",
-            ))
-        }
-    }
-    let model = match overrides.model {
-        Some(m) => m,
-        None => match obj.get("model") {
-            Some(Value::String(s)) => s
-                .parse::<Model>()
-                .map_err(|e| InputError::field("model", e.to_string()))?,
-            Some(v) => {
-                return Err(InputError::field(
-                    "model",
-                    format!("expected a string, got {}", type_name(v)),
-                ))
-            }
-            None => {
-                return Err(InputError::field(
-                    "model",
-                    "missing (STRICT1 or READ1_WRITE1)",
-                ))
-            }
-        },
-    };
-    let bw = match overrides.bw {
-        Some(b) => b,
-        None => get_uint(obj, "copy_bw_bits_per_tick", "copy_bw_bits_per_tick")?,
-    };
-    if bw == 0 {
-        return Err(InputError::field(
-            "copy_bw_bits_per_tick",
-            "bandwidth per tick must be > 0",
-        ));
-    }
-    let slots = match overrides.slots {
-        Some(s) => s as u64,
-        None => get_uint(obj, "slots", "slots")?,
-    };
-    if slots == 0 {
-        return Err(InputError::field("slots", "slots must be > 0, got 0"));
-    }
-    if slots > limits.max_slots as u64 {
-        return Err(InputError::field(
-            "slots",
-            format!("{slots} slots exceed {}", limits.slots_limit()),
-        ));
-    }
+    let (model, bw, slots) = header_fields(obj, overrides, limits)?;
     let count = match &demands {
         DemandList::Tree(None) => return Err(InputError::field("demands", "missing")),
         DemandList::Tree(Some(Value::Array(arr))) => arr.len(),
@@ -245,6 +188,74 @@ fn instance_from(
         Some(v) => Some(cost_model(v, warnings)?),
     };
     Ok(inst)
+}
+
+/// The instance's version (0), model, bandwidth and slot count (the
+/// overrides first), each checked, in this order.
+fn header_fields(
+    obj: &Map<String, Value>,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> Result<(Model, u64, u64), InputError> {
+    match obj.get("version") {
+        Some(v) if v.as_u64() == Some(0) => {}
+        Some(v) => {
+            return Err(InputError::field(
+                "version",
+                format!("instance.version must be 0, got {v}"),
+            ))
+        }
+        None => {
+            return Err(InputError::field(
+                "version",
+                "missing (instance.version must be 0)",
+            ))
+        }
+    }
+    let model = match overrides.model {
+        Some(m) => m,
+        None => match obj.get("model") {
+            Some(Value::String(s)) => s
+                .parse::<Model>()
+                .map_err(|e| InputError::field("model", e.to_string()))?,
+            Some(v) => {
+                return Err(InputError::field(
+                    "model",
+                    format!("expected a string, got {}", type_name(v)),
+                ))
+            }
+            None => {
+                return Err(InputError::field(
+                    "model",
+                    "missing (STRICT1 or READ1_WRITE1)",
+                ))
+            }
+        },
+    };
+    let bw = match overrides.bw {
+        Some(b) => b,
+        None => get_uint(obj, "copy_bw_bits_per_tick", "copy_bw_bits_per_tick")?,
+    };
+    if bw == 0 {
+        return Err(InputError::field(
+            "copy_bw_bits_per_tick",
+            "bandwidth per tick must be > 0",
+        ));
+    }
+    let slots = match overrides.slots {
+        Some(s) => s as u64,
+        None => get_uint(obj, "slots", "slots")?,
+    };
+    if slots == 0 {
+        return Err(InputError::field("slots", "slots must be > 0, got 0"));
+    }
+    if slots > limits.max_slots as u64 {
+        return Err(InputError::field(
+            "slots",
+            format!("{slots} slots exceed {}", limits.slots_limit()),
+        ));
+    }
+    Ok((model, bw, slots))
 }
 
 /// The demands of the strict reader's array, each checked (keys, types,

@@ -195,8 +195,35 @@ fn bad(msg: String) -> InteropError {
 }
 
 /// Reads a program back (see the module docs for what is checked); its
-/// instance is built under `limits` (slots, demands).
+/// instance is built under `limits` (slots, demands). The steps: the
+/// program's instance, its ranks' headers, each tick's operations paired
+/// into chunks, then every demand's bytes sent exactly once.
 pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError> {
+    let inst = program_instance(p, limits)?;
+    let layout = Layout::new(&inst)?;
+    let n_ticks = check_rank_headers(p, &layout)?;
+    let demands = inst.demands();
+    // Bytes of each demand sent, as (position in the demand, bytes).
+    let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); demands.len()];
+    let mut ticks = Vec::with_capacity(n_ticks);
+    for t in 0..n_ticks {
+        let mut chunks = Vec::new();
+        for r in 0..p.ranks.len() {
+            import_rank_tick(p, r, t, demands, &layout, &mut pieces, &mut chunks)?;
+        }
+        check_receives_paired(p, t)?;
+        ticks.push(chunks);
+    }
+    check_pieces(demands, &mut pieces)?;
+    Ok(Imported {
+        instance: inst,
+        ticks,
+    })
+}
+
+/// The program's instance (under `limits`): its format named, its demands
+/// merged and sorted as tickopt writes them.
+fn program_instance(p: &P2pProgram, limits: &Limits) -> Result<Instance, InteropError> {
     if p.format != FORMAT {
         return Err(bad(format!(
             "format is {:?}, expected {FORMAT:?}",
@@ -226,7 +253,12 @@ pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError>
                 .into(),
         ));
     }
-    let layout = Layout::new(&inst)?;
+    Ok(inst)
+}
+
+/// One rank program per slot, in rank order, each with one tick list per
+/// tick and the buffer sizes `layout` gives. Returns the tick count.
+fn check_rank_headers(p: &P2pProgram, layout: &Layout) -> Result<usize, InteropError> {
     if p.ranks.len() != p.slots as usize {
         return Err(bad(format!(
             "{} rank programs for {} slots",
@@ -266,102 +298,114 @@ pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError>
             }
         }
     }
-    let demands = inst.demands();
-    // Bytes of each demand sent, as (position in the demand, bytes).
-    let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); demands.len()];
-    let mut ticks = Vec::with_capacity(n_ticks);
-    for t in 0..n_ticks {
-        let mut chunks = Vec::new();
-        for (r, rp) in p.ranks.iter().enumerate() {
-            // Receives at every peer from r, in order, to pair with r's sends.
-            let mut pos_at_peer: HashMap<u32, usize> = HashMap::new();
-            for (k, op) in rp.ticks[t].iter().enumerate() {
-                let here = || format!("rank {r}, tick {t}, operation {k}");
-                let d = demands.get(op.demand as usize).ok_or_else(|| {
-                    bad(format!("{}: demand {} does not exist", here(), op.demand))
-                })?;
-                let (mine, theirs) = match op.op {
-                    OpKind::Send => (d.src, d.dst),
-                    OpKind::Recv => (d.dst, d.src),
-                };
-                if mine != r as u32 || theirs != op.peer {
-                    return Err(bad(format!(
-                        "{}: {} with peer {} names demand {} ({} -> {})",
-                        here(),
-                        op.op.as_str(),
-                        op.peer,
-                        op.demand,
-                        d.src,
-                        d.dst
-                    )));
-                }
-                if op.op == OpKind::Recv {
-                    continue;
-                }
-                let i = op.demand as usize;
-                let pos = op
-                    .offset
-                    .checked_sub(layout.send_offset(i))
-                    .filter(|&x| op.bytes > 0 && x + op.bytes <= demand_bytes(d.bits))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "{}: send of {} bytes at offset {} is outside demand {} (bytes {}..{} of the send buffer)",
-                            here(),
-                            op.bytes,
-                            op.offset,
-                            i,
-                            layout.send_offset(i),
-                            layout.send_offset(i) + demand_bytes(d.bits)
-                        ))
-                    })?;
-                // The matching receive: the next receive from r at the peer.
-                let peer_ops = &p
-                    .ranks
-                    .get(op.peer as usize)
-                    .ok_or_else(|| bad(format!("{}: peer {} has no program", here(), op.peer)))?
-                    .ticks[t];
-                let start = pos_at_peer.entry(op.peer).or_insert(0);
-                let found = peer_ops[*start..]
-                    .iter()
-                    .position(|o| o.op == OpKind::Recv && o.peer == r as u32)
-                    .map(|j| j + *start);
-                let j = found.ok_or_else(|| {
-                    bad(format!(
-                        "{}: send to {} has no matching receive at rank {} in tick {t}",
-                        here(),
-                        op.peer,
-                        op.peer
-                    ))
-                })?;
-                *start = j + 1;
-                let recv = &peer_ops[j];
-                if recv.demand != op.demand
-                    || recv.bytes != op.bytes
-                    || recv.offset.checked_sub(layout.recv_offset(i)) != Some(pos)
-                {
-                    return Err(bad(format!(
-                        "{}: send (demand {}, {} bytes at byte {pos} of the demand) pairs with rank {}'s receive {j} (demand {}, {} bytes at receive offset {}), which differs",
-                        here(),
-                        op.demand,
-                        op.bytes,
-                        op.peer,
-                        recv.demand,
-                        recv.bytes,
-                        recv.offset
-                    )));
-                }
-                pieces[i].push((pos, op.bytes));
-                let end_bits = ((pos + op.bytes) * 8).min(d.bits);
-                chunks.push(RawChunk::Chunk {
-                    src: d.src as i128,
-                    dst: d.dst as i128,
-                    len: (end_bits - pos * 8) as i128,
-                });
-            }
+    Ok(n_ticks)
+}
+
+/// Rank `r`'s operations in tick `t`: each names a demand of its own with
+/// the right peer; each send lies inside its demand and pairs with the
+/// next receive from `r` at the peer (same demand, bytes and position).
+/// Each send becomes a chunk of `chunks` and a piece of `pieces`.
+fn import_rank_tick(
+    p: &P2pProgram,
+    r: usize,
+    t: usize,
+    demands: &[Demand],
+    layout: &Layout,
+    pieces: &mut [Vec<(u64, u64)>],
+    chunks: &mut Vec<RawChunk>,
+) -> Result<(), InteropError> {
+    let rp = &p.ranks[r];
+    // Receives at every peer from r, in order, to pair with r's sends.
+    let mut pos_at_peer: HashMap<u32, usize> = HashMap::new();
+    for (k, op) in rp.ticks[t].iter().enumerate() {
+        let here = || format!("rank {r}, tick {t}, operation {k}");
+        let d = demands
+            .get(op.demand as usize)
+            .ok_or_else(|| bad(format!("{}: demand {} does not exist", here(), op.demand)))?;
+        let (mine, theirs) = match op.op {
+            OpKind::Send => (d.src, d.dst),
+            OpKind::Recv => (d.dst, d.src),
+        };
+        if mine != r as u32 || theirs != op.peer {
+            return Err(bad(format!(
+                "{}: {} with peer {} names demand {} ({} -> {})",
+                here(),
+                op.op.as_str(),
+                op.peer,
+                op.demand,
+                d.src,
+                d.dst
+            )));
         }
-        check_receives_paired(p, t)?;
-        ticks.push(chunks);
+        if op.op == OpKind::Recv {
+            continue;
+        }
+        let i = op.demand as usize;
+        let pos = op
+            .offset
+            .checked_sub(layout.send_offset(i))
+            .filter(|&x| op.bytes > 0 && x + op.bytes <= demand_bytes(d.bits))
+            .ok_or_else(|| {
+                bad(format!(
+                    "{}: send of {} bytes at offset {} is outside demand {} (bytes {}..{} of the send buffer)",
+                    here(),
+                    op.bytes,
+                    op.offset,
+                    i,
+                    layout.send_offset(i),
+                    layout.send_offset(i) + demand_bytes(d.bits)
+                ))
+            })?;
+        // The matching receive: the next receive from r at the peer.
+        let peer_ops = &p
+            .ranks
+            .get(op.peer as usize)
+            .ok_or_else(|| bad(format!("{}: peer {} has no program", here(), op.peer)))?
+            .ticks[t];
+        let start = pos_at_peer.entry(op.peer).or_insert(0);
+        let found = peer_ops[*start..]
+            .iter()
+            .position(|o| o.op == OpKind::Recv && o.peer == r as u32)
+            .map(|j| j + *start);
+        let j = found.ok_or_else(|| {
+            bad(format!(
+                "{}: send to {} has no matching receive at rank {} in tick {t}",
+                here(),
+                op.peer,
+                op.peer
+            ))
+        })?;
+        *start = j + 1;
+        let recv = &peer_ops[j];
+        if recv.demand != op.demand
+            || recv.bytes != op.bytes
+            || recv.offset.checked_sub(layout.recv_offset(i)) != Some(pos)
+        {
+            return Err(bad(format!(
+                "{}: send (demand {}, {} bytes at byte {pos} of the demand) pairs with rank {}'s receive {j} (demand {}, {} bytes at receive offset {}), which differs",
+                here(),
+                op.demand,
+                op.bytes,
+                op.peer,
+                recv.demand,
+                recv.bytes,
+                recv.offset
+            )));
+        }
+        pieces[i].push((pos, op.bytes));
+        let end_bits = ((pos + op.bytes) * 8).min(d.bits);
+        chunks.push(RawChunk::Chunk {
+            src: d.src as i128,
+            dst: d.dst as i128,
+            len: (end_bits - pos * 8) as i128,
+        });
     }
+    Ok(())
+}
+
+/// Every demand's bytes sent exactly once: its pieces, sorted, tile
+/// 0..its byte count (the first gap or overlap is named).
+fn check_pieces(demands: &[Demand], pieces: &mut [Vec<(u64, u64)>]) -> Result<(), InteropError> {
     for (i, ps) in pieces.iter_mut().enumerate() {
         ps.sort_unstable();
         let mut next = 0u64;
@@ -390,10 +434,7 @@ pub fn import(p: &P2pProgram, limits: &Limits) -> Result<Imported, InteropError>
             )));
         }
     }
-    Ok(Imported {
-        instance: inst,
-        ticks,
-    })
+    Ok(())
 }
 
 /// Every receive of tick `t` was paired with a send: per rank, as many

@@ -152,26 +152,7 @@ pub fn check(
     if p.denominator == 0 {
         return Err(ProofError::Invalid("dual denominator is 0".into()));
     }
-    let mut num = vec![0u64; edges.len()];
-    let mut seen = vec![false; edges.len()];
-    for w in &p.weights {
-        let k = edges
-            .iter()
-            .position(|e| e.a == w.a && e.b == w.b)
-            .ok_or_else(|| {
-                ProofError::Invalid(format!(
-                    "dual weight on {}-{}, which is no pair of the instance",
-                    w.a, w.b
-                ))
-            })?;
-        if std::mem::replace(&mut seen[k], true) {
-            return Err(ProofError::Invalid(format!(
-                "dual weight on {}-{} given twice",
-                w.a, w.b
-            )));
-        }
-        num[k] = w.numerator;
-    }
+    let num = dual_weights(&edges, p)?;
     let mut value = 0u128;
     for (e, &x) in edges.iter().zip(&num) {
         value = (e.mult as u128)
@@ -204,6 +185,48 @@ pub fn check(
     out.push(format!(
         "dual value sum m_e w_e = {ticks}: every {ticks}-tick schedule uses tight matchings only"
     ));
+    check_tight_list(&edges, &tight, p)?;
+    out.push(format!(
+        "tight matchings re-enumerated: {} (equal to the proof's list)",
+        tight.len()
+    ));
+    out.push(restricted_system(&edges, &tight, ticks)?);
+    Ok(out)
+}
+
+/// The proof's dual weights as numerators per support edge (0 where none
+/// is given); every weight on a pair of the instance, none twice.
+fn dual_weights(edges: &[SupportEdge], p: &DualProof) -> Result<Vec<u64>, ProofError> {
+    let mut num = vec![0u64; edges.len()];
+    let mut seen = vec![false; edges.len()];
+    for w in &p.weights {
+        let k = edges
+            .iter()
+            .position(|e| e.a == w.a && e.b == w.b)
+            .ok_or_else(|| {
+                ProofError::Invalid(format!(
+                    "dual weight on {}-{}, which is no pair of the instance",
+                    w.a, w.b
+                ))
+            })?;
+        if std::mem::replace(&mut seen[k], true) {
+            return Err(ProofError::Invalid(format!(
+                "dual weight on {}-{} given twice",
+                w.a, w.b
+            )));
+        }
+        num[k] = w.numerator;
+    }
+    Ok(num)
+}
+
+/// The proof's list of tight matchings is the enumeration's (as sets of
+/// slot pairs, in any order).
+fn check_tight_list(
+    edges: &[SupportEdge],
+    tight: &[Vec<usize>],
+    p: &DualProof,
+) -> Result<(), ProofError> {
     let pairs =
         |m: &Vec<usize>| -> Vec<[u32; 2]> { m.iter().map(|&k| [edges[k].a, edges[k].b]).collect() };
     let mut listed = p.tight_matchings.clone();
@@ -220,10 +243,18 @@ pub fn check(
             found.len()
         )));
     }
-    out.push(format!(
-        "tight matchings re-enumerated: {} (equal to the proof's list)",
-        found.len()
-    ));
+    Ok(())
+}
+
+/// The restricted system (one row per support edge, one for the tick
+/// count; one unknown per tight matching) has no non-negative integer
+/// solution: it is inconsistent, or its unique solution is not one.
+/// Returns the step's sentence.
+fn restricted_system(
+    edges: &[SupportEdge],
+    tight: &[Vec<usize>],
+    ticks: u64,
+) -> Result<String, ProofError> {
     // Restricted system: one row per support edge, one for the tick count.
     let k = tight.len();
     let mut a = vec![vec![Q::ZERO; k]; edges.len() + 1];
@@ -234,20 +265,20 @@ pub fn check(
         }
         a[edges.len()][j] = Q::int(1);
     }
-    for e in &edges {
+    for e in edges {
         b.push(Q::int(e.mult as i128));
     }
     b.push(Q::int(ticks as i128));
     let solved = solve(a, b).ok_or(ProofError::Overflow("the restricted system"))?;
     match solved {
-        Solved::Inconsistent => out.push(format!(
+        Solved::Inconsistent => Ok(format!(
             "restricted system ({} equations, {k} unknowns) has no rational solution",
             edges.len() + 1
         )),
         Solved::Unique(x) => {
             let bad = x.iter().find(|q| !q.is_integer() || q.n < 0);
             match bad {
-                Some(q) => out.push(format!(
+                Some(q) => Ok(format!(
                     "restricted system ({} equations, {k} unknowns) has the unique rational solution with x = {q}: no non-negative integer solution",
                     edges.len() + 1
                 )),
@@ -264,5 +295,4 @@ pub fn check(
         )))
         }
     }
-    Ok(out)
 }

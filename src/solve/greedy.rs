@@ -382,61 +382,11 @@ fn load_greedy(
 ) -> (Schedule, bool) {
     let n = inst.slots as usize;
     let strict = inst.model == Model::Strict1;
-    let mut parts: Vec<(u32, u64)> = Vec::with_capacity(inst.demands().len());
-    let mut items: Vec<Item> = Vec::new();
-    if strict {
-        let built;
-        let graph = match graph {
-            Some(g) => g,
-            None => {
-                built = DemandGraph::new(inst);
-                &built
-            }
-        };
-        items.reserve(graph.undirected.len());
-        for e in &graph.undirected {
-            let from = parts.len();
-            match rest {
-                None => parts.extend_from_slice(&e.demands),
-                Some(left) => parts.extend(
-                    e.demands
-                        .iter()
-                        .map(|&(d, _)| (d, left[d as usize]))
-                        .filter(|&(_, c)| c > 0),
-                ),
-            }
-            if parts.len() > from {
-                items.push(Item::new(e.a, e.b, &parts, from, parts.len()));
-            }
-        }
-    } else {
-        for (i, d) in inst.demands().iter().enumerate() {
-            let chunks = rest.map_or_else(|| inst.chunks(i), |left| left[i]);
-            if chunks > 0 {
-                let from = parts.len();
-                parts.push((i as u32, chunks));
-                items.push(Item::new(d.src, d.dst, &parts, from, from + 1));
-            }
-        }
-    }
-    // Loads: STRICT1 uses load[a] for any slot; READ1_WRITE1 uses
-    // load[a] for senders and load[n + b] for receivers.
-    let mut load = vec![0u64; 2 * n];
+    let (parts, mut items) = greedy_items(inst, graph, rest);
+    // Resources: STRICT1 uses resource a for any slot a; READ1_WRITE1
+    // uses a for senders and n + b for receivers.
     let side_b = |b: u32| if strict { b as usize } else { n + b as usize };
-    for it in &items {
-        let remaining = it.remaining(&parts);
-        load[it.a as usize] += remaining;
-        load[side_b(it.b)] += remaining;
-    }
-    // Items incident to each resource (slot, or sender/receiver side).
-    // Items at each resource, with their other end (kept beside the item
-    // so the scan does not touch the items themselves).
-    let mut incident: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 2 * n];
-    for (k, it) in items.iter().enumerate() {
-        let (x, y) = (it.a as usize, side_b(it.b));
-        incident[x].push((k as u32, y as u32));
-        incident[y].push((k as u32, x as u32));
-    }
+    let (mut load, mut incident) = loads_and_incidence(&items, &parts, 2 * n, side_b);
     let mut alive = vec![true; items.len()];
     let mut schedule = Schedule::new();
     let mut used = vec![0u64; 2 * n];
@@ -450,11 +400,10 @@ fn load_greedy(
     );
     let mut dense = dense_pays
         .then(|| DenseIndex::new(stride, items.iter().map(|it| (it.a as usize, side_b(it.b)))));
-    let key = |load: &[u64], x: u32| (std::cmp::Reverse(load[x as usize]), x);
     let mut by_load: Vec<u32> = (0..2 * n as u32)
         .filter(|&x| load[x as usize] > 0)
         .collect();
-    by_load.sort_unstable_by_key(|&x| key(&load, x));
+    by_load.sort_unstable_by_key(|&x| load_key(&load, x));
     let (mut moved, mut kept): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     // (item, resource, partner) of the round's pairs.
     let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
@@ -510,22 +459,9 @@ fn load_greedy(
                 *k = index.item(*x as usize, *y as usize);
             }
         }
-        // Repeat count: chunks of the current direction, and the load gap.
-        let mut r = u64::MAX;
-        let mut min_covered = u64::MAX;
-        for &(k, x, y) in &chosen {
-            r = r.min(items[k as usize].left);
-            min_covered = min_covered.min(load[x as usize]).min(load[y as usize]);
-        }
-        // Resources outside `by_load` have no load; it is sorted by load.
-        let max_idle = by_load
-            .iter()
-            .find(|&&v| used[v as usize] != stamp)
-            .map_or(0, |&v| load[v as usize]);
-        let max_load = by_load.first().map_or(0, |&v| load[v as usize]);
-        let slack = (max_load / SLACK_DIVISOR).max(1);
-        let allowed = min_covered.saturating_sub(max_idle).max(slack);
-        r = r.min(allowed);
+        let r = repeat_count(&chosen, &items, &load, &by_load, |v| {
+            used[v as usize] == stamp
+        });
         let mut round = Vec::with_capacity(chosen.len());
         for &(k, x, y) in &chosen {
             let it = &mut items[k as usize];
@@ -542,36 +478,166 @@ fn load_greedy(
             load[y as usize] -= r;
         }
         schedule.push(r, round);
-        // The resources used lost `r` each, so they keep their order among
-        // themselves, and the others kept their loads: merging the two runs
-        // restores the order in O(n) instead of a sort.
-        moved.clear();
-        kept.clear();
-        for &x in &by_load {
-            if load[x as usize] == 0 {
-                continue;
-            }
-            if used[x as usize] == stamp {
-                moved.push(x);
-            } else {
-                kept.push(x);
-            }
-        }
-        by_load.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < moved.len() && j < kept.len() {
-            if key(&load, moved[i]) < key(&load, kept[j]) {
-                by_load.push(moved[i]);
-                i += 1;
-            } else {
-                by_load.push(kept[j]);
-                j += 1;
-            }
-        }
-        by_load.extend_from_slice(&moved[i..]);
-        by_load.extend_from_slice(&kept[j..]);
+        restore_load_order(
+            &mut by_load,
+            &load,
+            |x| used[x as usize] == stamp,
+            &mut moved,
+            &mut kept,
+        );
     }
     (schedule, false)
+}
+
+/// The load greedy's items: one per undirected pair under STRICT1 (its
+/// demands' parts in order), one per demand under READ1_WRITE1, with the
+/// chunks `rest` leaves when given; items with nothing left are left out.
+/// Returns the parts (demand, chunks) the items index into, and the items.
+fn greedy_items(
+    inst: &Instance,
+    graph: Option<&DemandGraph>,
+    rest: Option<&[u64]>,
+) -> (Vec<(u32, u64)>, Vec<Item>) {
+    let strict = inst.model == Model::Strict1;
+    let mut parts: Vec<(u32, u64)> = Vec::with_capacity(inst.demands().len());
+    let mut items: Vec<Item> = Vec::new();
+    if strict {
+        let built;
+        let graph = match graph {
+            Some(g) => g,
+            None => {
+                built = DemandGraph::new(inst);
+                &built
+            }
+        };
+        items.reserve(graph.undirected.len());
+        for e in &graph.undirected {
+            let from = parts.len();
+            match rest {
+                None => parts.extend_from_slice(&e.demands),
+                Some(left) => parts.extend(
+                    e.demands
+                        .iter()
+                        .map(|&(d, _)| (d, left[d as usize]))
+                        .filter(|&(_, c)| c > 0),
+                ),
+            }
+            if parts.len() > from {
+                items.push(Item::new(e.a, e.b, &parts, from, parts.len()));
+            }
+        }
+    } else {
+        for (i, d) in inst.demands().iter().enumerate() {
+            let chunks = rest.map_or_else(|| inst.chunks(i), |left| left[i]);
+            if chunks > 0 {
+                let from = parts.len();
+                parts.push((i as u32, chunks));
+                items.push(Item::new(d.src, d.dst, &parts, from, from + 1));
+            }
+        }
+    }
+    (parts, items)
+}
+
+/// Each resource's load (the chunks its items have left) and its items,
+/// each with its other end (kept beside the item so the partner scan does
+/// not touch the items themselves). `side_b` maps an item's second slot to
+/// its resource.
+fn loads_and_incidence(
+    items: &[Item],
+    parts: &[(u32, u64)],
+    resources: usize,
+    side_b: impl Fn(u32) -> usize,
+) -> (Vec<u64>, Vec<Vec<(u32, u32)>>) {
+    let mut load = vec![0u64; resources];
+    for it in items {
+        let remaining = it.remaining(parts);
+        load[it.a as usize] += remaining;
+        load[side_b(it.b)] += remaining;
+    }
+    let mut incident: Vec<Vec<(u32, u32)>> = vec![Vec::new(); resources];
+    for (k, it) in items.iter().enumerate() {
+        let (x, y) = (it.a as usize, side_b(it.b));
+        incident[x].push((k as u32, y as u32));
+        incident[y].push((k as u32, x as u32));
+    }
+    (load, incident)
+}
+
+/// The order of the load greedy's resource list: most loaded first, ties
+/// by lowest id.
+fn load_key(load: &[u64], x: u32) -> (std::cmp::Reverse<u64>, u32) {
+    (std::cmp::Reverse(load[x as usize]), x)
+}
+
+/// How many ticks the round `chosen` (item, resource, partner) repeats:
+/// no more than any chosen item has left in its current part, and no more
+/// than the load gap between the least loaded resource it covers and the
+/// most loaded one it leaves idle (at least `max load / SLACK_DIVISOR`, at
+/// least 1). `by_load` is sorted by load; `in_round` says which resources
+/// the round uses.
+fn repeat_count(
+    chosen: &[(u32, u32, u32)],
+    items: &[Item],
+    load: &[u64],
+    by_load: &[u32],
+    in_round: impl Fn(u32) -> bool,
+) -> u64 {
+    let mut r = u64::MAX;
+    let mut min_covered = u64::MAX;
+    for &(k, x, y) in chosen {
+        r = r.min(items[k as usize].left);
+        min_covered = min_covered.min(load[x as usize]).min(load[y as usize]);
+    }
+    // Resources outside `by_load` have no load; it is sorted by load.
+    let max_idle = by_load
+        .iter()
+        .find(|&&v| !in_round(v))
+        .map_or(0, |&v| load[v as usize]);
+    let max_load = by_load.first().map_or(0, |&v| load[v as usize]);
+    let slack = (max_load / SLACK_DIVISOR).max(1);
+    let allowed = min_covered.saturating_sub(max_idle).max(slack);
+    r.min(allowed)
+}
+
+/// Puts `by_load` back in `load_key` order after a round, dropping the
+/// resources with no load left. The resources the round used (`in_round`)
+/// lost the same repeat count each, so they keep their order among
+/// themselves, and the others kept their loads: merging the two runs
+/// restores the order in O(n) instead of a sort. `moved` and `kept` are
+/// scratch buffers.
+fn restore_load_order(
+    by_load: &mut Vec<u32>,
+    load: &[u64],
+    in_round: impl Fn(u32) -> bool,
+    moved: &mut Vec<u32>,
+    kept: &mut Vec<u32>,
+) {
+    moved.clear();
+    kept.clear();
+    for &x in by_load.iter() {
+        if load[x as usize] == 0 {
+            continue;
+        }
+        if in_round(x) {
+            moved.push(x);
+        } else {
+            kept.push(x);
+        }
+    }
+    by_load.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < moved.len() && j < kept.len() {
+        if load_key(load, moved[i]) < load_key(load, kept[j]) {
+            by_load.push(moved[i]);
+            i += 1;
+        } else {
+            by_load.push(kept[j]);
+            j += 1;
+        }
+    }
+    by_load.extend_from_slice(&moved[i..]);
+    by_load.extend_from_slice(&kept[j..]);
 }
 
 /// Appends to `schedule` the chunks `items` have left, by list scheduling:

@@ -4,7 +4,7 @@
 //! load per slot (a slot x tick heat map naming the bottleneck). Every
 //! chart fits an 810 px window (a viewBox, scaled down when narrower).
 
-use super::{gap_text, opt, ratio_text, Audit, AuditExporter};
+use super::{gap_text, ranking_rows, Audit, AuditExporter};
 use crate::audit::ScheduleAudit;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -421,21 +421,21 @@ impl AuditExporter for Html {
         s.push_str("<h2>Ticks: schedules against the optimum and the lower bound</h2>\n");
         s.push_str(&ticks_chart(a));
         s.push_str("\n<h2>Ranking</h2>\n<table><tr><th>rank</th><th class=\"l\">schedule</th><th>valid</th><th>ticks</th><th>gap_ticks</th><th>gap_ratio</th><th>ticks saved by tickopt</th><th>mean utilisation</th><th>passed</th><th class=\"l\">why not</th></tr>\n");
-        for r in a.ranked() {
+        for r in ranking_rows(a) {
             let _ = writeln!(
                 s,
-                "<tr{}><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td><td class=\"l\">{}</td></tr>",
-                if r.passed { "" } else { " class=\"bad\"" },
+                "<tr{}><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+                if r.audit.passed { "" } else { " class=\"bad\"" },
                 r.rank,
                 esc(&r.name),
-                if r.valid { "yes" } else { "no" },
-                r.schedule_ticks,
-                esc(&gap_text(r.gap_ticks, r.gap_is_upper_estimate)),
-                ratio_text(r.gap_ratio),
-                opt(&r.ticks_saved),
-                r.utilisation.mean * 100.0,
-                if r.passed { "yes" } else { "no" },
-                esc(&r.failures.join("; "))
+                r.valid,
+                r.ticks,
+                esc(&r.gap_ticks),
+                r.gap_ratio,
+                r.ticks_saved,
+                r.utilisation,
+                r.passed,
+                esc(&r.why_not)
             );
         }
         s.push_str("</table>\n<h2>Utilisation per tick</h2>\n<p>Transfers a tick really holds over the most a tick can hold (STRICT1: floor(ports/2); READ1_WRITE1: ports; one port per slot unless the instance says otherwise), averaged over buckets of ticks. A transfer that conflicts with an earlier one in its tick (a slot over its ports), or names a slot outside the instance, is not counted.</p>\n");

@@ -1,7 +1,7 @@
 //! The ranking row model: one ranked schedule's cells as text, built once
 //! from the [`Audit`], so the tables that show the ranking (the terminal
-//! table of `tickopt audit` and `report.md`) print the same values and
-//! differ only in layout.
+//! table of `tickopt audit`, `report.md` and `report.html`) print the same
+//! values and differ only in layout (and HTML escaping).
 
 use super::{gap_text, opt, ratio_text, Audit};
 use crate::audit::ScheduleAudit;

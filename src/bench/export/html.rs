@@ -5,7 +5,7 @@
 //! Statuses keep their own names and colours ([`status_colour`]).
 
 use super::markdown::cg_sentence;
-use super::summary::{status_colour, STATUSES};
+use super::summary::{status_colour, FamilySummary, STATUSES};
 use super::{family_summaries, fmt_seconds, opt, status_counts, Exporter, Results};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -32,10 +32,14 @@ fn decades(lo: f64, hi: f64) -> (i32, i32) {
     (a, b)
 }
 
-/// Scatter of seconds against chunks, log-log.
-fn time_chart(results: &Results) -> String {
-    let (w, h, ml, mr, mt, mb) = (720.0, 420.0, 70.0, 150.0, 20.0, 50.0);
-    let mut pts: Vec<(f64, f64, &'static str, String, bool)> = Vec::new();
+/// A point of the time chart: chunks, seconds, colour, title, and
+/// whether it is copyspace-guard's.
+type TimePoint = (f64, f64, &'static str, String, bool);
+
+/// The time chart's points: every run with a size, and copyspace-guard's
+/// run of it where one finished.
+fn time_points(results: &Results) -> Vec<TimePoint> {
+    let mut pts: Vec<TimePoint> = Vec::new();
     for r in &results.records {
         let Some(chunks) = r.chunks else { continue };
         let x = (chunks.max(1)) as f64;
@@ -57,6 +61,13 @@ fn time_chart(results: &Results) -> String {
             ));
         }
     }
+    pts
+}
+
+/// Scatter of seconds against chunks, log-log.
+fn time_chart(results: &Results) -> String {
+    let (w, h, ml, mr, mt, mb) = (720.0, 420.0, 70.0, 150.0, 20.0, 50.0);
+    let pts = time_points(results);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -167,8 +178,17 @@ const POSSIBLE_GAP: &str = "#ef6c00";
 /// Stacked bars of statuses per family, and the gap bars.
 fn family_charts(results: &Results) -> (String, String) {
     let fams = family_summaries(&results.records);
-    let row = 22.0;
-    let (ml, bw) = (170.0, 420.0);
+    (status_chart(&fams), gap_chart(&fams))
+}
+
+/// Rows of the family charts, and their left margin and bar width.
+const ROW: f64 = 22.0;
+const MARGIN_LEFT: f64 = 170.0;
+const BAR_WIDTH: f64 = 420.0;
+
+/// Stacked bars of statuses per family, with a legend.
+fn status_chart(fams: &[FamilySummary]) -> String {
+    let (row, ml, bw) = (ROW, MARGIN_LEFT, BAR_WIDTH);
     let h = 40.0 + row * fams.len() as f64;
     let mut st = String::new();
     let _ = write!(
@@ -222,11 +242,15 @@ fn family_charts(results: &Results) -> (String, String) {
         lx += 14.0 + 7.0 * s.as_str().len() as f64 + 12.0;
     }
     st.push_str("</svg>");
+    st
+}
 
-    // Gap chart: two bars per family. Grey: mean ticks above the lower
-    // bound (what the bound alone cannot rule out). Orange: mean possible
-    // gap to the optimum, which is zero for runs whose status proves the
-    // optimum (optimal, optimal_exhaustive), so proven families show none.
+/// Two bars per family. Grey: mean ticks above the lower bound (what the
+/// bound alone cannot rule out). Orange: mean possible gap to the optimum,
+/// which is zero for runs whose status proves the optimum (optimal,
+/// optimal_exhaustive), so proven families show none.
+fn gap_chart(fams: &[FamilySummary]) -> String {
+    let (row, ml, bw) = (ROW, MARGIN_LEFT, BAR_WIDTH);
     let mut gp = String::new();
     let grow = 2.0 * row;
     let gh = 50.0 + grow * fams.len() as f64;
@@ -302,7 +326,7 @@ fn family_charts(results: &Results) -> (String, String) {
         lx += 14.0 + 6.5 * name.len() as f64 + 16.0;
     }
     gp.push_str("</svg>");
-    (st, gp)
+    gp
 }
 
 impl Exporter for Html {
