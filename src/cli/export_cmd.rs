@@ -1,12 +1,13 @@
 //! `tickopt export INSTANCE SCHEDULE --to FORMAT --out FILE`: a validated
 //! schedule as a program another runtime runs. The program is re-read by
 //! tickopt's own importer and validated against the instance before it is
-//! written: an export that does not move every byte exactly once is an
-//! error, not a file.
+//! written (an MSCCL++ DSL program, which tickopt does not read, is checked
+//! in the tables it is printed from): an export that does not move every
+//! byte exactly once is an error, not a file.
 
 use super::common::{check_output_dir, load_instance, OverrideArgs};
 use crate::interop::load_schedule;
-use crate::interop::{msccl_xml, p2p_json};
+use crate::interop::{msccl_xml, mscclpp_dsl, p2p_json};
 use crate::schedule::writers::write_atomically;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -22,6 +23,10 @@ pub enum ExportFormat {
     /// maxBytes set): one chunk = bw bits, dependencies keep the model
     /// (doc/formats.md).
     MscclXml,
+    /// A Python program in MSCCL++'s DSL (`python3 FILE > plan.json` where
+    /// MSCCL++ is installed): one chunk = bw bits, put + signal/wait per
+    /// transfer, lanes as threadblocks (doc/formats.md).
+    MscclppDsl,
 }
 
 #[derive(Args, Debug)]
@@ -85,11 +90,17 @@ pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
             }
             out.text
         }
+        ExportFormat::MscclppDsl => mscclpp_dsl::export(&inst, &schedule)
+            .with_context(|| format!("cannot export {}", a.schedule.display()))?,
     };
     write_atomically(&a.out, |w| w.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write {}", a.out.display()))?;
+    let checked = match a.to {
+        ExportFormat::MscclppDsl => "checked",
+        _ => "re-read and validated",
+    };
     eprintln!(
-        "{}: {} ranks, {} ticks, re-read and validated",
+        "{}: {} ranks, {} ticks, {checked}",
         a.out.display(),
         inst.slots,
         schedule.ticks()

@@ -214,7 +214,7 @@ fn import_msccl(
     let model = a.model.unwrap_or(Model::Strict1);
     let demands = msccl_xml::Demands::from(a.demands.unwrap_or_default());
     let hops = imported
-        .instance(msccl_xml::Demands::Hops, model, bw, a.ports)
+        .instance(msccl_xml::Demands::Hops, model, bw, a.ports, limits)
         .map_err(at)?;
     let relays = imported.chunk_counts() != imported.end_to_end_counts();
     let inst = match demands {
@@ -222,7 +222,9 @@ fn import_msccl(
             if relays && a.schedule_out.is_some() {
                 anyhow::bail!("{name}: --schedule-out: the program relays chunks, so its ticks are a schedule of its hops (--demands hops), not of the collective; `tickopt audit INSTANCE {name}` ranks the program against the end-to-end instance (nothing written)");
             }
-            imported.instance(demands, model, bw, a.ports).map_err(at)?
+            imported
+                .instance(demands, model, bw, a.ports, limits)
+                .map_err(at)?
         }
         msccl_xml::Demands::Hops => hops.clone(),
     };

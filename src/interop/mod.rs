@@ -9,6 +9,9 @@
 //! - [`msccl_xml`]: MSCCL algorithm XML out (the same lowering, in
 //!   chunks, with dependencies that keep the tick's resource model) and in
 //!   (transfers, dependency levels, where each chunk lands).
+//! - [`mscclpp_dsl`]: a Python program in MSCCL++'s DSL (the same
+//!   lowering, in chunks: put + signal/wait per transfer, lanes as
+//!   threadblocks), which MSCCL++ turns into its execution-plan JSON.
 //! - [`matrix`]: a W x W traffic matrix (entry `[i][j]` = size from i to j)
 //!   in, as an instance.
 //! - [`read_schedule_file`], [`validate_schedule_file`], [`load_schedule`]:
@@ -22,6 +25,7 @@
 mod limits;
 pub mod matrix;
 pub mod msccl_xml;
+pub mod mscclpp_dsl;
 pub mod p2p_json;
 mod schedule_file;
 

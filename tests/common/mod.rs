@@ -198,3 +198,49 @@ pub fn manifest_instance(
     tickopt::instance::read_instance_file(&dir.join(&entry.file), &o, &Limits::default())
         .unwrap_or_else(|e| panic!("{}: {e}", entry.file))
 }
+
+/// A chunk's identity: (gpu, offset in its input buffer).
+pub type Origin = (usize, usize);
+
+/// Every demand's chunks in place: gpu s's input holds its demands in
+/// order of destination, gpu t's output its incoming ones in order of
+/// source (chunk counts from the instance, layout derived here). Each
+/// output is as long as its demands, or with `padded` may be longer with
+/// nothing written past them.
+pub fn check_placement(inst: &Instance, out: &[Vec<Option<Origin>>], padded: bool) {
+    let d = inst.demands();
+    let chunks = |i: usize| d[i].bits.div_ceil(inst.bw) as usize;
+    let mut send_off = vec![0; d.len()];
+    let mut used = vec![0; inst.slots as usize];
+    for i in 0..d.len() {
+        send_off[i] = used[d[i].src as usize];
+        used[d[i].src as usize] += chunks(i);
+    }
+    let mut by_src: Vec<usize> = (0..d.len()).collect();
+    by_src.sort_by_key(|&i| (d[i].dst, d[i].src));
+    let mut recv_used = vec![0; inst.slots as usize];
+    for i in by_src {
+        let t = d[i].dst as usize;
+        for k in 0..chunks(i) {
+            assert_eq!(
+                out[t][recv_used[t] + k],
+                Some((d[i].src as usize, send_off[i] + k)),
+                "demand {i} ({} -> {}) chunk {k}",
+                d[i].src,
+                d[i].dst
+            );
+        }
+        recv_used[t] += chunks(i);
+    }
+    for (t, o) in out.iter().enumerate() {
+        if padded {
+            assert!(o.len() >= recv_used[t], "gpu {t}'s output size");
+            assert!(
+                o[recv_used[t]..].iter().all(Option::is_none),
+                "gpu {t}'s padding written"
+            );
+        } else {
+            assert_eq!(o.len(), recv_used[t], "gpu {t}'s output size");
+        }
+    }
+}

@@ -192,13 +192,15 @@ impl Imported {
         }
     }
 
-    /// The instance of `demands`: one demand per pair, `chunks x bw` bits.
+    /// The instance of `demands`: one demand per pair, `chunks x bw` bits,
+    /// within `limits` (slots, demands).
     pub fn instance(
         &self,
         demands: Demands,
         model: Model,
         bw: u64,
         ports: Option<u32>,
+        limits: &Limits,
     ) -> Result<Instance, InteropError> {
         let demands: Vec<(Demand, Option<u64>)> = self
             .counts(demands)
@@ -219,7 +221,7 @@ impl Imported {
             bw,
             demands,
             Ports::Uniform(ports.unwrap_or(1)),
-            &Limits::default(),
+            limits,
         )?)
     }
 
@@ -318,6 +320,28 @@ mod tests {
                 assert_eq!(relay.output_origin(b, a as u64), Some((a, b as u64)));
             }
         }
+    }
+
+    /// The instance is built within the caller's limits (the CLI's
+    /// `--max-slots`/`--max-demands`), not the defaults.
+    #[test]
+    fn the_instance_keeps_the_limits_it_is_given() {
+        let ring = load(include_str!(
+            "../../../tests/data/msccl_allgather_ring_4.xml"
+        ))
+        .unwrap();
+        let at = |max_slots, max_demands| {
+            let limits = Limits {
+                max_slots,
+                max_demands,
+            };
+            ring.instance(Demands::EndToEnd, Model::Strict1, 8, None, &limits)
+        };
+        assert_eq!(at(4, 12).unwrap().demands().len(), 12);
+        let e = at(4, 11).unwrap_err().to_string();
+        assert!(e.contains("limit of 11 demand rows (--max-demands)"), "{e}");
+        let e = at(3, 12).unwrap_err().to_string();
+        assert!(e.contains("limit of 3 slots (--max-slots)"), "{e}");
     }
 
     #[test]

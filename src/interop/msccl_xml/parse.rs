@@ -15,13 +15,39 @@ use std::collections::HashSet;
 const MAX_NODES: usize = 1 << 24;
 
 struct Ctx<'a> {
-    doc: &'a Document<'a>,
+    text: &'a str,
+    lines: LineStarts,
+}
+
+/// Byte offsets where the lines of a text start: a position's line is
+/// found by binary search, so naming every node's line costs O(log n)
+/// (roxmltree's `text_pos_at` rescans the text from its start: quadratic
+/// over a file's steps).
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn new(text: &str) -> Self {
+        let breaks = text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
+        LineStarts(
+            std::iter::once(0)
+                .chain(breaks.map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// Line and column (both from 1, the column in characters) of byte
+    /// `pos` of `text`, as roxmltree counts them.
+    fn at(&self, text: &str, pos: usize) -> (u32, u32) {
+        let pos = pos.min(text.len());
+        let line = self.0.partition_point(|&s| s <= pos) - 1;
+        let col = text[self.0[line]..pos].chars().count() + 1;
+        (line as u32 + 1, col as u32)
+    }
 }
 
 impl Ctx<'_> {
     fn at(&self, n: Node) -> (u32, u32) {
-        let p = self.doc.text_pos_at(n.range().start);
-        (p.row, p.col)
+        self.lines.at(self.text, n.range().start)
     }
 
     fn err(&self, n: Node, what: &str, msg: impl std::fmt::Display) -> InteropError {
@@ -85,7 +111,10 @@ fn buf(ctx: &Ctx, n: Node, what: &str, key: &str) -> Result<Buf, InteropError> {
 /// dependencies across threadblocks.
 pub fn parse(text: &str) -> Result<Program, InteropError> {
     let doc = Document::parse(text).map_err(|e| InteropError::Invalid(format!("not XML: {e}")))?;
-    let ctx = Ctx { doc: &doc };
+    let ctx = Ctx {
+        text,
+        lines: LineStarts::new(text),
+    };
     let algo = doc.root_element();
     if algo.tag_name().name() != "algo" {
         return Err(ctx.err(
@@ -415,4 +444,23 @@ fn check_deps(g: &Gpu) -> Result<(), InteropError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineStarts;
+
+    /// The index names the same line and column as roxmltree's own
+    /// (linear) count, at every byte of a text with multi-byte characters
+    /// and empty lines.
+    #[test]
+    fn line_starts_agree_with_roxmltree() {
+        let text = "<algo name=\"é\">\n\n  <gpu id=\"0\"/> <!-- ü -->\r\n</algo>\n";
+        let doc = roxmltree::Document::parse(text).unwrap();
+        let lines = LineStarts::new(text);
+        for pos in (0..=text.len()).filter(|&p| text.is_char_boundary(p)) {
+            let p = doc.text_pos_at(pos);
+            assert_eq!(lines.at(text, pos), (p.row, p.col), "byte {pos}");
+        }
+    }
 }
