@@ -302,7 +302,7 @@ fn complete_uniform(edges: &[(u32, u32, u64)], verts: &[u32], comp_edges: &[u32]
 
 /// Merges colourings of vertex-disjoint parts tick by tick: the result has
 /// as many ticks as the longest part and at most the sum of their rounds.
-fn zip_rounds(parts: Vec<Vec<(u64, Vec<u32>)>>) -> Vec<(u64, Vec<u32>)> {
+pub fn zip_rounds(parts: Vec<Vec<(u64, Vec<u32>)>>) -> Vec<(u64, Vec<u32>)> {
     if parts.len() == 1 {
         return parts.into_iter().next().unwrap_or_default();
     }

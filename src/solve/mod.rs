@@ -11,9 +11,18 @@
 //! | [`greedy::Greedy`] | both | heuristic | rounds with repeat counts, O(log) growth |
 //! | [`strict1_exact::Strict1Exact`] | STRICT1 | LP/ILP: LB, or LB+1 (`optimal_exhaustive` only with a checked [`crate::proof::Proof`]) | LP over matchings: independent |
 //! | [`multiport::Multiport`] | both, multi-port (DESIGN §11) | READ1_WRITE1 and STRICT1 with even ports: yes; odd ports: the one-port engine on a port split, then an f-colouring MIP at the bound | independent (port splitting, Euler orientation, König); the MIP grows with edges x ticks |
+//!
+//! Before any heuristic, [`portfolio::solve_instance`] looks at the shape of
+//! the whole support (module `at_scale`, issue 39): a union of equal
+//! components (module `classes`: grouped by colour refinement, each merge
+//! confirmed by an explicit bijection) is solved one component per class
+//! and the class's rounds shared by its members; a heavy one-sided STRICT1
+//! support goes to König (exact) rather than the binary split.
 
+mod at_scale;
 mod bipartite;
 mod bit_split;
+mod classes;
 pub mod dense_greedy;
 mod factor_peel;
 mod fcolour_colgen;

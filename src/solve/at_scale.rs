@@ -1,0 +1,261 @@
+//! Structure at scale (DESIGN.md §13; issue 39): the solve's paths that use
+//! the shape of the whole support before a heuristic sees the instance.
+//!
+//! - **Equal components** ([`super::classes`]). A union of components with
+//!   repeats (data-parallel replicas, identical nodes) is solved one
+//!   component per class, by the caller's own solver and in parallel, and
+//!   each class's rounds are laid over all of its members; the classes are
+//!   then merged tick by tick ([`crate::colour::zip_rounds`]). Components
+//!   share no slot, so the union takes its longest class's ticks and the
+//!   rounds follow the classes, not the GPUs. Its bounds are the classes'
+//!   (the fractional chromatic index of a disjoint union is the largest of
+//!   its parts'), lifted to the union's slots: every class at its bound
+//!   makes the union optimal. On a one-sided support (below) the parts
+//!   are solved under READ1_WRITE1, the same question there: König's
+//!   exact rounds, whose number does not grow with the multiplicities.
+//! - **Heavy one-sided supports** (no slot both sends and receives, as in
+//!   resharding from one mesh to another). The demand graph is bipartite
+//!   senders x receivers under both models, and a slot with one role takes
+//!   part in at most one transfer a tick under either, so STRICT1 asks
+//!   READ1_WRITE1's question and König answers it in Delta ticks (Gamma <=
+//!   Delta on a bipartite graph: the degree bound is complete), in time
+//!   that does not grow with the multiplicities. This comes before the
+//!   binary split, a heuristic that used to take heavy one-sided STRICT1
+//!   instances (the binary split's test looks at the model and the weight,
+//!   not the support) and end a fraction above Delta. Lighter one-sided
+//!   STRICT1 instances keep the greedy paths, which meet Delta there in
+//!   fewer rounds than König's weighted matchings.
+//!
+//! Single-port instances only: multi-port slots have their own exact
+//! engine ([`super::multiport`]).
+
+use super::classes::{classes, components, Class, Component};
+use super::{note_cut_short, Solution, CUT_SHORT};
+use crate::bounds::{simple_bounds, Bounds, LowerBound, Witness};
+use crate::colour::zip_rounds;
+use crate::graph::DemandGraph;
+use crate::instance::{Demand, Instance, Limits, Model};
+use crate::schedule::Schedule;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// A solver of one part (a class's representative component): the
+/// caller's whole solve, so a part gets every path an instance gets.
+pub(crate) type PartSolver<'a> = &'a (dyn Fn(&Instance) -> Option<Solution> + Sync);
+
+/// The union of equal components solved per class, else a heavy one-sided
+/// support solved exactly (module docs); `None` when neither applies.
+pub(crate) fn solve_at_scale(
+    inst: &Instance,
+    g: &DemandGraph,
+    solve_part: PartSolver,
+) -> Option<Solution> {
+    if !inst.is_single_port() {
+        return None;
+    }
+    solve_by_classes(inst, g, solve_part).or_else(|| solve_one_sided(inst, g))
+}
+
+/// Equal components (module docs): `None` unless the support has two
+/// components or more and at most half as many classes.
+fn solve_by_classes(inst: &Instance, g: &DemandGraph, solve_part: PartSolver) -> Option<Solution> {
+    let t = Instant::now();
+    if inst.has_demand_bw() {
+        return None;
+    }
+    let comps = components(inst);
+    if comps.len() < 2 {
+        return None;
+    }
+    let classes = classes(inst, &comps);
+    // The saving is in the repeats: a union of mostly different components
+    // (fewer than two per class on average) is solved whole.
+    if classes.len() * 2 > comps.len() {
+        return None;
+    }
+    // On a one-sided support STRICT1 asks READ1_WRITE1's question, whose
+    // exact path (König) the parts then take.
+    let one_sided = is_one_sided(g);
+    let model = if one_sided {
+        Model::Read1Write1
+    } else {
+        inst.model
+    };
+    let solved: Vec<Solution> = classes
+        .par_iter()
+        .map(|c| solve_part(&part_instance(inst, &comps[c.members[0]], model)))
+        .collect::<Option<_>>()?;
+    let parts = classes
+        .iter()
+        .zip(&solved)
+        .map(|(class, sol)| lay_over(class, &sol.schedule))
+        .collect();
+    let mut schedule = Schedule::new();
+    for (repeat, demands) in zip_rounds(parts) {
+        schedule.push(repeat, demands);
+    }
+    let mut bounds = union_bounds(inst, g, &comps, &classes, &solved);
+    bounds.complete |= one_sided;
+    let mut names: Vec<&str> = Vec::new();
+    for sol in &solved {
+        if !names.contains(&sol.stats.solver.as_str()) {
+            names.push(&sol.stats.solver);
+        }
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let mut sol = Solution::from_schedule(schedule, &bounds, &names.join("+"), seconds);
+    for part in &solved {
+        if let Some(serde_json::Value::Array(phases)) = part.stats.details.get(CUT_SHORT) {
+            for phase in phases.iter().filter_map(|p| p.as_str()) {
+                note_cut_short(&mut sol.stats, phase);
+            }
+        }
+    }
+    sol.stats.details.insert(
+        "classes".to_string(),
+        serde_json::json!({
+            "components": comps.len(),
+            "classes": classes.len(),
+            "largest_class": classes.iter().map(|c| c.members.len()).max(),
+            "slots_solved": classes.iter().map(|c| comps[c.members[0]].slots.len()).sum::<usize>(),
+        }),
+    );
+    Some(sol)
+}
+
+/// The component `comp` as an instance of its own under `model`, slots
+/// renumbered `0..k` in ascending order. The renumbering keeps the
+/// demands' order, so its demand `j` is `comp.demands[j]`.
+fn part_instance(inst: &Instance, comp: &Component, model: Model) -> Instance {
+    let local = |v: u32| {
+        comp.slots
+            .binary_search(&v)
+            .expect("a demand's slots are in its component") as u32
+    };
+    let demands = comp.demands.iter().map(|&i| {
+        let d = inst.demands()[i as usize];
+        Demand {
+            src: local(d.src),
+            dst: local(d.dst),
+            bits: d.bits,
+        }
+    });
+    let limits = Limits {
+        max_slots: comp.slots.len() as u32,
+        max_demands: comp.demands.len() as u64,
+    };
+    Instance::new(model, comp.slots.len() as u32, inst.bw, demands, &limits)
+        .expect("a component of a valid instance is valid")
+}
+
+/// The rounds of a class representative's `schedule` (its demand `j` is
+/// the representative's `j`-th) with every member's demands in each.
+fn lay_over(class: &Class, schedule: &Schedule) -> Vec<(u64, Vec<u32>)> {
+    schedule
+        .rounds
+        .iter()
+        .map(|r| {
+            let mut demands = Vec::with_capacity(r.demands.len() * class.maps.len());
+            for map in &class.maps {
+                demands.extend(r.demands.iter().map(|&j| map[j as usize]));
+            }
+            (r.repeat, demands)
+        })
+        .collect()
+}
+
+/// The union's bounds: its own degree and capacity bounds, and the largest
+/// odd set of any class (lifted to the union's slots). Complete when every
+/// class's bounds are (always for READ1_WRITE1).
+fn union_bounds(
+    inst: &Instance,
+    g: &DemandGraph,
+    comps: &[Component],
+    classes: &[Class],
+    solved: &[Solution],
+) -> Bounds {
+    let mut bounds = simple_bounds(inst, g);
+    bounds.complete =
+        inst.model == Model::Read1Write1 || solved.iter().all(|sol| sol.bounds.complete);
+    for (class, sol) in classes.iter().zip(solved) {
+        let slots = &comps[class.members[0]].slots;
+        let found = [Some(&sol.bounds.best), sol.bounds.odd_set.as_ref()];
+        for odd in found
+            .into_iter()
+            .flatten()
+            .filter_map(|b| lift_odd_set(b, slots))
+        {
+            if bounds
+                .odd_set
+                .as_ref()
+                .map_or(true, |o| odd.ticks > o.ticks)
+            {
+                bounds.odd_set = Some(odd);
+            }
+        }
+    }
+    if let Some(odd) = &bounds.odd_set {
+        if odd.ticks > bounds.best.ticks {
+            bounds.best = odd.clone();
+        }
+    }
+    bounds
+}
+
+/// A part's odd-set bound on the union's slots (`slots[v]` is the part's
+/// slot `v`). A part's capacity bound over an odd number of slots is the
+/// odd-set bound of all of them; other bounds are no odd set (the degree
+/// bound is the union's own).
+fn lift_odd_set(bound: &LowerBound, slots: &[u32]) -> Option<LowerBound> {
+    let (set, chunks_inside) = match &bound.witness {
+        Witness::OddSet {
+            slots: set,
+            chunks_inside,
+            ..
+        } => (
+            set.iter().map(|&v| slots[v as usize]).collect(),
+            *chunks_inside,
+        ),
+        Witness::Capacity {
+            slots: k, chunks, ..
+        } if k % 2 == 1 && *k >= 3 => (slots.to_vec(), *chunks),
+        _ => return None,
+    };
+    Some(LowerBound {
+        ticks: bound.ticks,
+        witness: Witness::OddSet {
+            slots: set,
+            chunks_inside,
+            bound: bound.ticks,
+        },
+    })
+}
+
+/// Heavy one-sided STRICT1 traffic (module docs): König's Delta ticks
+/// where the binary split ([`super::bit_split::applies`]) would take the
+/// instance; `None` otherwise (lighter one-sided instances meet Delta on
+/// the greedy paths, and READ1_WRITE1 is König's anyway).
+fn solve_one_sided(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
+    let t = Instant::now();
+    if !super::bit_split::applies(inst) || !is_one_sided(g) {
+        return None;
+    }
+    let (schedule, name) = super::koenig::delta_schedule(inst);
+    // Bipartite: ceil Gamma <= Delta, and the capacity bound too.
+    let mut bounds = simple_bounds(inst, g);
+    bounds.complete = true;
+    Some(Solution::from_schedule(
+        schedule,
+        &bounds,
+        name,
+        t.elapsed().as_secs_f64(),
+    ))
+}
+
+/// Whether no slot both sends and receives.
+fn is_one_sided(g: &DemandGraph) -> bool {
+    g.out_degree
+        .iter()
+        .zip(&g.in_degree)
+        .all(|(&out, &inn)| out == 0 || inn == 0)
+}
