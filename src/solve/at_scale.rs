@@ -242,14 +242,8 @@ fn solve_one_sided(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     }
     let (schedule, name) = super::koenig::delta_schedule(inst);
     // Bipartite: ceil Gamma <= Delta, and the capacity bound too.
-    let mut bounds = simple_bounds(inst, g);
-    bounds.complete = true;
-    Some(Solution::from_schedule(
-        schedule,
-        &bounds,
-        name,
-        t.elapsed().as_secs_f64(),
-    ))
+    let seconds = t.elapsed().as_secs_f64();
+    Some(Solution::at_degree_bound(inst, g, schedule, name, seconds))
 }
 
 /// Whether no slot both sends and receives.

@@ -185,11 +185,8 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     });
     let early_greedy = match early_greedy {
         Some(((schedule, false), t)) if schedule.ticks() == g.max_degree().0 => {
-            let mut bounds = simple_bounds(inst, &g);
-            bounds.best = bounds.degree.clone();
-            bounds.complete = true;
             let seconds = t.elapsed().as_secs_f64();
-            let sol = Solution::from_schedule(schedule, &bounds, Greedy.name(), seconds);
+            let sol = Solution::at_degree_bound(inst, &g, schedule, Greedy.name(), seconds);
             return finish(inst, sol, t0, 0.0);
         }
         other => other,
@@ -312,15 +309,8 @@ fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     if schedule.ticks() != delta {
         return None;
     }
-    let mut bounds = simple_bounds(inst, g);
-    bounds.best = bounds.degree.clone();
-    bounds.complete = true;
-    Some(Solution::from_schedule(
-        schedule,
-        &bounds,
-        name,
-        t.elapsed().as_secs_f64(),
-    ))
+    let seconds = t.elapsed().as_secs_f64();
+    Some(Solution::at_degree_bound(inst, g, schedule, name, seconds))
 }
 
 /// Validates `sol` and stamps its times.

@@ -23,7 +23,6 @@
 use super::portfolio::{finish_validated, solve_instance, EngineError, SolveRequest, SolverChoice};
 use super::tick_table::{TickTable, MAX_TABLE_SLOTS};
 use super::Solution;
-use crate::bounds::simple_bounds;
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::rounds::Schedule;
@@ -167,11 +166,8 @@ impl Planner {
         } else {
             table.schedule(&index)
         };
-        let mut bounds = simple_bounds(inst, &g);
-        bounds.best = bounds.degree.clone();
-        bounds.complete = true;
         let seconds = t0.elapsed().as_secs_f64();
-        let sol = Solution::from_schedule(schedule, &bounds, "replan", seconds);
+        let sol = Solution::at_degree_bound(inst, &g, schedule, "replan", seconds);
         let sol = finish_validated(inst, sol, t0, 0.0, |s| {
             validate_edited(inst, s, &kept.inst, &kept.schedule)
         })?;

@@ -9,7 +9,8 @@
 
 use super::proofs::find_proof;
 use super::status::{certify, Status};
-use crate::bounds::{Bounds, LowerBound};
+use crate::bounds::{simple_bounds, Bounds, LowerBound};
+use crate::graph::DemandGraph;
 use crate::instance::Instance;
 use crate::proof::Proof;
 use crate::schedule::Schedule;
@@ -61,6 +62,25 @@ pub struct Solution {
 }
 
 impl Solution {
+    /// A schedule of exactly Delta ticks (the maximum degree of `g`), with
+    /// the cheap bounds made complete: the degree witness proves it
+    /// optimal (capacity and ceil Gamma are at most the optimum, here
+    /// Delta, so the degree bound is the best one).
+    pub fn at_degree_bound(
+        inst: &Instance,
+        g: &DemandGraph,
+        schedule: Schedule,
+        solver: &str,
+        seconds: f64,
+    ) -> Solution {
+        let mut bounds = simple_bounds(inst, g);
+        if bounds.degree.ticks >= bounds.best.ticks {
+            bounds.best = bounds.degree.clone();
+        }
+        bounds.complete = true;
+        Solution::from_schedule(schedule, &bounds, solver, seconds)
+    }
+
     /// The same schedule certified against other `bounds` (the status
     /// recomputed; solver, seconds and details kept; no proof).
     pub fn under_bounds(self, bounds: &Bounds) -> Solution {
