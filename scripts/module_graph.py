@@ -57,14 +57,6 @@ LAYER_OF = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 # a circle through exactly those files, (from_file, to_file) for an import.
 # Keep this short; an entry is a debt, not a rule.
 ALLOWLIST = {
-    ("circle", "src/solve/multiport.rs", "src/solve/portfolio.rs"): (
-        "a recursion by design: solve_instance hands a multi-port instance to "
-        "solve_multiport, whose odd-port split is a one-port instance solved by "
-        "solve_instance again. Breaking it takes handing the one-port engine in "
-        "(an argument of solve_multiport) or splitting portfolio into the "
-        "one-port engine and the dispatcher above it: a change to portfolio's "
-        "control flow, not a move (issue 40)"
-    ),
 }
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"

@@ -45,7 +45,7 @@ use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
 use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// READ1_WRITE1 with any ports: port splitting and König. Optimal: the
 /// schedule has `max_v ceil(d(v)/ports(v))` ticks (per direction).
@@ -179,6 +179,7 @@ fn strict1_split(
     g: &DemandGraph,
     opts: &SolveOptions,
     greedy_only: bool,
+    one_port: OnePort,
 ) -> (Schedule, String, Vec<String>) {
     let arcs: Vec<ArcCount> = g
         .undirected
@@ -200,19 +201,11 @@ fn strict1_split(
     let copy_inst = split.instance(Model::Strict1);
     // The one-port engine gets what is left of this solve's time, not a
     // fresh limit of its own.
-    let request = super::portfolio::SolveRequest {
-        solver: if greedy_only {
-            super::portfolio::SolverChoice::Greedy
-        } else {
-            super::portfolio::SolverChoice::Auto
-        },
-        time_limit: opts
-            .deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
-            .or(opts.time_limit),
-    };
-    let sol = super::portfolio::solve_instance(&copy_inst, &request)
-        .expect("the one-port engine validates its own schedules");
+    let time_limit = opts
+        .deadline
+        .map(|d| d.saturating_duration_since(Instant::now()))
+        .or(opts.time_limit);
+    let sol = one_port(&copy_inst, greedy_only, time_limit);
     let rounds = split.pool_rounds(&copy_inst, &sol.schedule);
     let cut = sol
         .stats
@@ -368,14 +361,23 @@ fn strict1_exact_ports(
     Ok((PoolMapper::new(pools).map(&compact), name))
 }
 
+/// The one-port engine the odd-port split hands its instance to: `(the
+/// instance, greedy only, time limit)` -> a validated solution. The caller
+/// (the portfolio, which dispatches multi-port instances here) passes its
+/// own one-port solve, so this module does not import the layer that calls
+/// it.
+pub type OnePort<'e> = &'e (dyn Fn(&Instance, bool, Option<Duration>) -> Solution + Sync);
+
 /// The multi-port solver: picks the method of the module table.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Multiport {
+#[derive(Clone, Copy)]
+pub struct Multiport<'e> {
     /// Use the greedy (not the LP/ILP engine) where the one-port engine runs.
     pub greedy_only: bool,
+    /// The one-port engine of the odd-port split.
+    pub one_port: OnePort<'e>,
 }
 
-impl Solver for Multiport {
+impl Solver for Multiport<'_> {
     fn name(&self) -> &'static str {
         "multiport"
     }
@@ -385,7 +387,7 @@ impl Solver for Multiport {
     }
 }
 
-impl Multiport {
+impl Multiport<'_> {
     /// [`Solver::solve`] given the instance's graph `g`.
     pub fn solve_on(
         &self,
@@ -413,7 +415,8 @@ impl Multiport {
                 "multiport-bipartite-koenig".to_string(),
             ),
             Model::Strict1 => {
-                let (split, name, split_cut) = strict1_split(inst, g, opts, self.greedy_only);
+                let (split, name, split_cut) =
+                    strict1_split(inst, g, opts, self.greedy_only, self.one_port);
                 cut.extend(split_cut);
                 let target = bounds.best.ticks;
                 let exact = (split.ticks() > target && !self.greedy_only)
@@ -441,13 +444,19 @@ impl Multiport {
     }
 }
 
-/// Solves a multi-port instance whose graph is `g` (see the module docs).
+/// Solves a multi-port instance whose graph is `g` (see the module docs),
+/// with `one_port` for the odd-port split.
 pub fn solve_multiport(
     inst: &Instance,
     g: &DemandGraph,
     bounds: &Bounds,
     opts: &SolveOptions,
     greedy_only: bool,
+    one_port: OnePort,
 ) -> Solution {
-    Multiport { greedy_only }.solve_on(inst, g, bounds, opts)
+    Multiport {
+        greedy_only,
+        one_port,
+    }
+    .solve_on(inst, g, bounds, opts)
 }

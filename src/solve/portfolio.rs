@@ -204,7 +204,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
     let cheap_multiport = if inst.is_multiport() {
         let mut cheap = simple_bounds(inst, &g);
-        let sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true);
+        let sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true, &one_port);
         if sol.ticks == cheap.best.ticks {
             cheap.complete = true;
             return finish(inst, sol.under_bounds(&cheap), t0, 0.0);
@@ -227,7 +227,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
             .expect("checked in the guard")
             .under_bounds(&bounds),
         _ if inst.is_multiport() => {
-            super::multiport::solve_multiport(inst, &g, &bounds, &opts, false)
+            super::multiport::solve_multiport(inst, &g, &bounds, &opts, false, &one_port)
         }
         (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
             Koenig.solve(inst, &bounds, &opts)
@@ -246,6 +246,18 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         note_cut_short(&mut sol.stats, "bounds");
     }
     finish(inst, sol, t0, bounds_seconds)
+}
+
+/// The one-port engine of the multi-port solver's odd-port split
+/// ([`super::multiport::OnePort`]): this solve, greedy only or `auto`.
+fn one_port(inst: &Instance, greedy_only: bool, time_limit: Option<Duration>) -> Solution {
+    let solver = if greedy_only {
+        SolverChoice::Greedy
+    } else {
+        SolverChoice::Auto
+    };
+    let request = SolveRequest { solver, time_limit };
+    solve_instance(inst, &request).expect("the one-port engine validates its own schedules")
 }
 
 /// The pairwise-exchange baseline, under the cheap bounds (complete for
