@@ -70,14 +70,20 @@ fn plan(model: Model, n: u32, m: &[i64]) -> tickopt::solve::Solution {
     solve_instance(&inst, &SolveRequest::default()).expect("valid plan")
 }
 
-fn online(c: &mut Criterion) {
-    let ranks: Vec<u32> = match std::env::var("TICKOPT_ONLINE_RANKS") {
+/// The rank counts of `TICKOPT_ONLINE_RANKS` (comma-separated), else
+/// `default`.
+fn ranks_or(default: &[u32]) -> Vec<u32> {
+    match std::env::var("TICKOPT_ONLINE_RANKS") {
         Ok(list) => list
             .split(',')
             .map(|r| r.parse().expect("rank count"))
             .collect(),
-        Err(_) => vec![8, 64, 256, 1024],
-    };
+        Err(_) => default.to_vec(),
+    }
+}
+
+fn online(c: &mut Criterion) {
+    let ranks = ranks_or(&[8, 64, 256, 1024]);
     let mut g = c.benchmark_group("online");
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
@@ -102,13 +108,7 @@ fn online(c: &mut Criterion) {
 }
 
 fn online_replan(c: &mut Criterion) {
-    let ranks: Vec<u32> = match std::env::var("TICKOPT_ONLINE_RANKS") {
-        Ok(list) => list
-            .split(',')
-            .map(|r| r.parse().expect("rank count"))
-            .collect(),
-        Err(_) => vec![64, 256],
-    };
+    let ranks = ranks_or(&[64, 256]);
     let mut g = c.benchmark_group("online_replan");
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
