@@ -459,3 +459,105 @@ fn compare_cg_real_copyspace_guard() {
         );
     }
 }
+
+/// A skewed all-to-all of `n` slots at bw 1000 as a CSV in `dir`: the
+/// transfer r -> d has `1 + (r^2 + 3d) mod 4` chunks (its last one partial),
+/// so the pairwise rounds' largest transfers differ. Returns the chunks.
+fn write_skewed_alltoall(dir: &Path, n: u32) -> Vec<Vec<u64>> {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut chunks = vec![vec![0u64; n as usize]; n as usize];
+    let mut csv = String::from("# copy_bw_bits_per_tick=1000\nsrc_slot,dst_slot,bits_total\n");
+    for r in 0..n {
+        for d in (0..n).filter(|&d| d != r) {
+            let c = 1 + (r as u64 * r as u64 + 3 * d as u64) % 4;
+            chunks[r as usize][d as usize] = c;
+            csv.push_str(&format!("{r},{d},{}\n", c * 1000 - 1));
+        }
+    }
+    std::fs::write(dir.join("skewed_alltoall.csv"), csv).unwrap();
+    chunks
+}
+
+#[test]
+fn compare_pairwise_records_the_baseline_and_its_ratio() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("a2a");
+    let n = 5u32;
+    let chunks = write_skewed_alltoall(&set, n);
+    // sum over rounds i of the round's largest transfer (r -> (r+i) mod n).
+    let expected: u64 = (1..n as usize)
+        .map(|i| {
+            (0..n as usize)
+                .map(|r| chunks[r][(r + i) % n as usize])
+                .max()
+                .unwrap()
+        })
+        .sum();
+    let out = tmp.path().join("out");
+    let o = run(
+        std::slice::from_ref(&set),
+        &out,
+        &BenchOptions {
+            compare_pairwise: true,
+            models: Some(vec![Model::Read1Write1]),
+            ..opts(1)
+        },
+    );
+    assert!(o.results.header.compare_pairwise);
+    let r = &o.results.records[0];
+    assert_eq!(o.results.records.len(), 1);
+    assert!(r.options.contains(";pairwise=yes"), "{}", r.options);
+    assert_eq!(r.pairwise_ticks, Some(expected));
+    let ticks = r.ticks.unwrap();
+    let ratio = r.pairwise_over_ticks.unwrap();
+    assert_eq!(ratio, expected as f64 / ticks as f64);
+    assert!(ratio >= 1.0 && expected > ticks, "{expected} vs {ticks}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| pairwise ticks | pairwise / ticks |"), "{md}");
+    assert!(md.contains(&format!(" {expected} | {ratio:.2}x |")), "{md}");
+    let summary = format!(
+        "{ratio:.2}x tickopt's ticks (median; range {ratio:.2}x to {ratio:.2}x over 1 runs)"
+    );
+    assert!(md.contains(&summary), "{md}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .ends_with(",pairwise_ticks,pairwise_over_ticks"));
+    assert!(lines
+        .next()
+        .unwrap()
+        .ends_with(&format!(",{expected},{ratio}")));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<th>pairwise ticks</th>") && html.contains("median"));
+    // A merge keeps the flag and the columns.
+    let merged = tmp.path().join("merged");
+    let m = bench::merge(std::slice::from_ref(&out), &merged).unwrap();
+    assert!(m.header.compare_pairwise);
+    assert_eq!(m.records[0].pairwise_ticks, Some(expected));
+}
+
+#[test]
+fn without_compare_pairwise_no_output_mentions_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("a2a");
+    write_skewed_alltoall(&set, 4);
+    let out = tmp.path().join("out");
+    let o = run(std::slice::from_ref(&set), &out, &opts(1));
+    assert!(!o.results.header.compare_pairwise);
+    for r in &o.results.records {
+        assert_eq!((r.pairwise_ticks, r.pairwise_over_ticks), (None, None));
+        assert!(!r.options.contains("pairwise"), "{}", r.options);
+    }
+    for f in [
+        "results.json",
+        "results.csv",
+        "report.md",
+        "report.html",
+        JOURNAL_FILE,
+    ] {
+        let text = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(!text.contains("pairwise"), "{f} mentions pairwise");
+    }
+}

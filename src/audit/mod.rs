@@ -34,7 +34,6 @@ use crate::bounds::Witness;
 use crate::instance::{InputError, Instance, Model};
 use crate::interop::{read_schedule_file, validate_schedule_file};
 use crate::schedule::readers::{stream_schedule_file, ScheduleInput, TickEvent};
-use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use crate::solve::{Solution, Status};
 use crate::validate::{RawChunk, ValidationError};
 use serde::Serialize;
@@ -366,18 +365,8 @@ impl Audit {
     /// schedule's ticks); skipped for an instance with nothing to move or
     /// when the baseline's engine fails (an internal error, never a report).
     pub fn with_pairwise(mut self, inst: &Instance) -> Audit {
-        let request = SolveRequest {
-            solver: SolverChoice::Pairwise,
-            time_limit: None,
-        };
-        if let Ok(base) = solve_instance(inst, &request) {
-            if self.best_ticks > 0 {
-                self.pairwise = Some(PairwiseBaseline {
-                    ticks: base.ticks,
-                    times_best: base.ticks as f64 / self.best_ticks as f64,
-                });
-            }
-        }
+        self.pairwise = crate::solve::portfolio::pairwise_over(inst, self.best_ticks)
+            .map(|(ticks, times_best)| PairwiseBaseline { ticks, times_best });
         self
     }
 

@@ -13,7 +13,9 @@
 //! ([`Manifest::from_directory`]); each file runs at its own bw (manifest
 //! entry, CSV comment line, instance JSON), `--bw` completing CSVs that
 //! record none. Optionally copyspace-guard runs on
-//! the same instances for a side-by-side comparison ([`cg`]).
+//! the same instances for a side-by-side comparison ([`cg`]), and the
+//! pairwise-exchange baseline for how many times fewer ticks tickopt needs
+//! (`compare_pairwise`).
 //!
 //! The library prints nothing: progress goes through a callback
 //! ([`Progress`]), errors are values; a bad manifest entry or instance
@@ -85,6 +87,10 @@ pub struct BenchOptions {
     pub compare_cg: Option<PathBuf>,
     /// Wall-clock limit of one copyspace-guard run.
     pub cg_timeout: Duration,
+    /// Also schedule every run by the pairwise-exchange baseline (round
+    /// `i`, slot `r` sends to `(r + i) mod n`, `--solver pairwise`) and
+    /// record its ticks and their ratio to tickopt's.
+    pub compare_pairwise: bool,
     /// Bits per chunk for the demands CSVs that record none (no manifest
     /// `bw`, no `# copy_bw_bits_per_tick=N` line): a fallback, never an
     /// override of a file's own bw.
@@ -108,6 +114,7 @@ impl Default for BenchOptions {
             shard: None,
             compare_cg: None,
             cg_timeout: Duration::from_secs(300),
+            compare_pairwise: false,
             bw: None,
             limits: Limits::default(),
             cost: None,
@@ -133,8 +140,15 @@ impl BenchOptions {
         let cost = self
             .cost
             .map_or_else(|| "instance".to_string(), |c| c.flags());
+        // Only a run with the baseline says so: keys (journals, outputs)
+        // of runs without it stay as they were before the flag existed.
+        let pairwise = if self.compare_pairwise {
+            ";pairwise=yes"
+        } else {
+            ""
+        };
         format!(
-            "solver={solver};time_limit={limit};cost={cost};cg={};tickopt={}",
+            "solver={solver};time_limit={limit};cost={cost};cg={}{pairwise};tickopt={}",
             if self.compare_cg.is_some() {
                 "yes"
             } else {
@@ -247,6 +261,8 @@ fn failed_record(
         tickopt_version: env!("CARGO_PKG_VERSION").to_string(),
         error: Some(error),
         cg: None,
+        pairwise_ticks: None,
+        pairwise_over_ticks: None,
     }
 }
 
@@ -502,6 +518,11 @@ fn measure(
     r.rounds = Some(sol.stats.rounds as u64);
     r.bounds_seconds = sol.stats.bounds_seconds;
     r.seconds = seconds;
+    if opts.compare_pairwise {
+        let base = crate::solve::portfolio::pairwise_over(inst, sol.ticks);
+        r.pairwise_ticks = base.map(|(t, _)| t);
+        r.pairwise_over_ticks = base.map(|(_, x)| x);
+    }
     if let Some(cost) = opts.cost.or(inst.cost) {
         // Tick time at the instance's bw (per-demand bandwidths scale with
         // it, doc/design.md §12); the fluid limit is what no chunking beats.
@@ -626,6 +647,7 @@ pub fn run_bench(
             options: vec![opts.key()],
             shard: opts.shard.map(|s| s.to_string()),
             compare_cg: opts.compare_cg.is_some(),
+            compare_pairwise: opts.compare_pairwise,
         },
         records,
     };
@@ -646,6 +668,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, BenchError> {
     let mut sets: Vec<String> = Vec::new();
     let mut options: BTreeSet<String> = BTreeSet::new();
     let mut compare_cg = false;
+    let mut compare_pairwise = false;
     for dir in dirs {
         let results_path = dir.join(export::RESULTS_JSON);
         let (records, header) = if results_path.exists() {
@@ -665,10 +688,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, BenchError> {
                 }
             }
             compare_cg |= h.compare_cg;
+            compare_pairwise |= h.compare_pairwise;
         }
         for r in records {
             options.insert(r.options.clone());
             compare_cg |= r.cg.is_some();
+            compare_pairwise |= r.pairwise_ticks.is_some() || r.options.contains(";pairwise=yes");
             by_key.entry(r.key()).or_insert(r);
         }
     }
@@ -683,6 +708,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, BenchError> {
             options: options.into_iter().collect(),
             shard: None,
             compare_cg,
+            compare_pairwise,
         },
         records,
     };

@@ -159,6 +159,14 @@ pub struct BenchRecord {
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cg: Option<CgResult>,
+    /// Ticks of the pairwise-exchange baseline (`--compare-pairwise`:
+    /// round `i`, slot `r` sends to `(r + i) mod n`), absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairwise_ticks: Option<u64>,
+    /// `pairwise_ticks / ticks`: how many times fewer ticks tickopt needs
+    /// than the baseline (>= 1 when tickopt is at least as good).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairwise_over_ticks: Option<f64>,
 }
 
 /// Identity of a run: what `--resume` and `merge` match on.

@@ -66,6 +66,14 @@ pub struct BenchArgs {
     /// add its greedy ticks, lower bound and time as columns.
     #[arg(long, value_name = "PATH")]
     pub compare_cg: Option<PathBuf>,
+    /// Compare with the pairwise-exchange baseline (the order MoE libraries
+    /// run, `--solver pairwise`): round i, rank r sends to (r+i) mod n;
+    /// READ1_WRITE1 rounds take their largest transfer's chunks, STRICT1
+    /// rounds split into their fewest ticks. Adds its ticks and how many
+    /// times fewer ticks tickopt needs (baseline / tickopt) as columns, and
+    /// their median and range to report.md.
+    #[arg(long)]
+    pub compare_pairwise: bool,
     /// Wall-clock limit of one copyspace-guard run, in seconds.
     #[arg(long, default_value_t = 300.0, value_name = "SECONDS")]
     pub cg_timeout: f64,
@@ -279,6 +287,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<u8> {
         shard: a.shard,
         compare_cg: a.compare_cg,
         cg_timeout: Duration::from_secs_f64(a.cg_timeout),
+        compare_pairwise: a.compare_pairwise,
         bw: a.bw,
         limits: a.limits.to_limits(),
         cost: a.cost.flags_model()?,

@@ -122,6 +122,24 @@ pub fn bounds_settled_until(
     }
 }
 
+/// The pairwise-exchange baseline on `inst` (`SolverChoice::Pairwise`, its
+/// schedule validated) against `ticks`, tickopt's: the baseline's ticks and
+/// baseline / `ticks`, how many times fewer ticks tickopt needs. `None` for
+/// an instance with nothing to move (`ticks == 0`) or when the baseline's
+/// engine fails (an internal error, never a report). Audit and bench both
+/// report it.
+pub fn pairwise_over(inst: &Instance, ticks: u64) -> Option<(u64, f64)> {
+    if ticks == 0 {
+        return None;
+    }
+    let request = SolveRequest {
+        solver: SolverChoice::Pairwise,
+        time_limit: None,
+    };
+    let base = solve_instance(inst, &request).ok()?;
+    Some((base.ticks, base.ticks as f64 / ticks as f64))
+}
+
 /// Solves `inst`: bounds, solver, and a validation of the result. The
 /// returned schedule has passed [`validate_compact`].
 pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solution, EngineError> {

@@ -1,4 +1,5 @@
-//! `results.csv`: one row per record, copyspace-guard columns last.
+//! `results.csv`: one row per record, copyspace-guard columns, then the
+//! pairwise-exchange columns when the baseline was run.
 
 use super::{Exporter, Results};
 use std::io::{self, Write};
@@ -39,6 +40,9 @@ const HEADER: [&str; 31] = [
     "cg_seconds",
 ];
 
+/// Columns added by `--compare-pairwise`.
+const PAIRWISE_HEADER: [&str; 2] = ["pairwise_ticks", "pairwise_over_ticks"];
+
 fn o<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map(|x| x.to_string()).unwrap_or_default()
 }
@@ -49,7 +53,12 @@ impl Exporter for Csv {
     }
     fn write(&self, results: &Results, w: &mut dyn Write) -> io::Result<()> {
         let mut out = csv::Writer::from_writer(w);
-        out.write_record(HEADER)?;
+        let pairwise = results.header.compare_pairwise;
+        let mut header = HEADER.to_vec();
+        if pairwise {
+            header.extend(PAIRWISE_HEADER);
+        }
+        out.write_record(header)?;
         for r in &results.records {
             let cg = r.cg.as_ref();
             let error = match (&r.error, cg.and_then(|c| c.error.as_ref())) {
@@ -57,7 +66,7 @@ impl Exporter for Csv {
                 (None, Some(e)) => format!("copyspace-guard: {e}"),
                 (None, None) => String::new(),
             };
-            out.write_record([
+            let mut row = vec![
                 r.set.clone(),
                 r.instance.clone(),
                 r.file.clone(),
@@ -89,7 +98,11 @@ impl Exporter for Csv {
                 o(&cg.and_then(|c| c.ticks)),
                 o(&cg.and_then(|c| c.lower_bound)),
                 cg.map(|c| format!("{:.6}", c.seconds)).unwrap_or_default(),
-            ])?;
+            ];
+            if pairwise {
+                row.extend([o(&r.pairwise_ticks), o(&r.pairwise_over_ticks)]);
+            }
+            out.write_record(row)?;
         }
         out.flush()
     }

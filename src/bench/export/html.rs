@@ -352,6 +352,9 @@ impl Exporter for Html {
         );
         let _ = writeln!(s, "<p>options: {}</p>", esc(&h.options.join(" | ")));
         let _ = writeln!(s, "<p>{}</p>", esc(cg_sentence(results)));
+        if let Some(p) = super::pairwise_sentence(results) {
+            let _ = writeln!(s, "<p>{}</p>", esc(&p));
+        }
         s.push_str("<h2>Status</h2><table><tr><th>status</th><th>runs</th></tr>");
         for (st, n) in status_counts(rs.iter()) {
             let _ = write!(
@@ -374,6 +377,9 @@ impl Exporter for Html {
         }
         if h.compare_cg {
             s.push_str("<th>cg ticks</th><th>cg LB</th><th>cg seconds</th>");
+        }
+        if h.compare_pairwise {
+            s.push_str("<th>pairwise ticks</th><th>pairwise / ticks</th>");
         }
         s.push_str("<th>error</th></tr>\n");
         for r in rs {
@@ -406,6 +412,10 @@ impl Exporter for Html {
                     }
                     None => s.push_str("<td>-</td><td>-</td><td>-</td>"),
                 }
+            }
+            if h.compare_pairwise {
+                let [t, x] = super::pairwise_cells(r);
+                let _ = write!(s, "<td>{t}</td><td>{x}</td>");
             }
             let _ = writeln!(s, "<td class=\"l\">{}</td></tr>", esc(err.trim()));
         }

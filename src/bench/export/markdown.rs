@@ -40,7 +40,11 @@ fn write_totals(results: &Results, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, "- runs: {}", rs.len())?;
     let total: f64 = rs.iter().map(|r| r.seconds).sum();
     writeln!(w, "- solve seconds (sum over runs): {}", fmt_seconds(total))?;
-    writeln!(w, "- {}\n", cg_sentence(results))?;
+    writeln!(w, "- {}", cg_sentence(results))?;
+    if let Some(p) = super::pairwise_sentence(results) {
+        writeln!(w, "- {p}")?;
+    }
+    writeln!(w)?;
 
     writeln!(w, "## Status\n")?;
     writeln!(w, "| status | runs |\n|---|---:|")?;
@@ -95,12 +99,13 @@ fn write_families(results: &Results, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Every run, one row each (predicted seconds and copyspace-guard columns
-/// when any run has them).
+/// Every run, one row each (predicted seconds, copyspace-guard and
+/// pairwise-exchange columns when the runs have them).
 fn write_runs(results: &Results, w: &mut dyn Write) -> io::Result<()> {
     let (h, rs) = (&results.header, &results.records);
     writeln!(w, "\n## Runs\n")?;
     let cg = h.compare_cg;
+    let pairwise = h.compare_pairwise;
     let predicted = super::has_seconds(rs);
     write!(
         w,
@@ -112,6 +117,9 @@ fn write_runs(results: &Results, w: &mut dyn Write) -> io::Result<()> {
     if cg {
         write!(w, " cg ticks | cg LB | cg seconds |")?;
     }
+    if pairwise {
+        write!(w, " pairwise ticks | pairwise / ticks |")?;
+    }
     writeln!(w)?;
     write!(
         w,
@@ -122,6 +130,9 @@ fn write_runs(results: &Results, w: &mut dyn Write) -> io::Result<()> {
     }
     if cg {
         write!(w, "---:|---:|---:|")?;
+    }
+    if pairwise {
+        write!(w, "---:|---:|")?;
     }
     writeln!(w)?;
     for r in rs {
@@ -157,6 +168,10 @@ fn write_runs(results: &Results, w: &mut dyn Write) -> io::Result<()> {
                 )?,
                 None => write!(w, " - | - | - |")?,
             }
+        }
+        if pairwise {
+            let [t, x] = super::pairwise_cells(r);
+            write!(w, " {t} | {x} |")?;
         }
         writeln!(w)?;
     }

@@ -37,6 +37,10 @@ pub struct ResultsHeader {
     pub shard: Option<String>,
     /// Whether copyspace-guard was run beside tickopt.
     pub compare_cg: bool,
+    /// Whether the pairwise-exchange baseline was run (`--compare-pairwise`);
+    /// absent when not, so results without it read as before the flag.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compare_pairwise: bool,
 }
 
 /// A header and the records in canonical order.
@@ -133,4 +137,65 @@ pub(crate) fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref()
         .map(|x| x.to_string())
         .unwrap_or_else(|| "-".into())
+}
+
+/// The pairwise-exchange baseline over the runs where it was computed:
+/// how many, and the median, least and greatest of baseline ticks /
+/// tickopt's ticks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairwiseSummary {
+    pub runs: usize,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// [`PairwiseSummary`] of `records`; `None` when no run has the ratio.
+pub fn pairwise_summary(records: &[BenchRecord]) -> Option<PairwiseSummary> {
+    let mut xs: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.pairwise_over_ticks)
+        .collect();
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let median = if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    };
+    Some(PairwiseSummary {
+        runs: n,
+        median,
+        min: xs[0],
+        max: xs[n - 1],
+    })
+}
+
+/// The reports' sentence on the pairwise-exchange baseline; `None` when
+/// it was not run (`--compare-pairwise`).
+pub(crate) fn pairwise_sentence(results: &Results) -> Option<String> {
+    if !results.header.compare_pairwise {
+        return None;
+    }
+    let what = "pairwise exchange (round i, rank r sends to (r+i) mod n) against tickopt";
+    Some(match pairwise_summary(&results.records) {
+        Some(p) => format!(
+            "{what}: the baseline needs {:.2}x tickopt's ticks (median; range {:.2}x to {:.2}x over {} runs); its ticks and the ratio are in the pairwise columns.",
+            p.median, p.min, p.max, p.runs
+        ),
+        None => format!("{what}: no run has the ratio (none finished with ticks to move)."),
+    })
+}
+
+/// A run's pairwise-exchange columns for the reports: its ticks and
+/// baseline / tickopt ticks, e.g. `["90", "1.50x"]`, `-` where absent.
+pub(crate) fn pairwise_cells(r: &BenchRecord) -> [String; 2] {
+    [
+        opt(&r.pairwise_ticks),
+        r.pairwise_over_ticks
+            .map_or_else(|| "-".into(), |x| format!("{x:.2}x")),
+    ]
 }
