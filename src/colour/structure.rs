@@ -67,6 +67,9 @@ pub fn colour_by_structure(n: usize, edges: &[(u32, u32, u64)]) -> Option<Struct
         support[a as usize] += 1;
         support[b as usize] += 1;
     }
+    if !uniform_where_branching(n, edges, &support) {
+        return None;
+    }
     let comps = components(n, edges);
     let mut parts: Vec<Vec<(u64, Vec<u32>)>> = Vec::with_capacity(comps.len());
     let mut ticks = 0u64;
@@ -120,6 +123,26 @@ pub fn colour_by_structure(n: usize, edges: &[(u32, u32, u64)]) -> Option<Struct
         rounds,
         ticks,
         odd_set,
+    })
+}
+
+/// Whether every slot with three neighbours or more sees one multiplicity
+/// on all its pairs: a component with such a slot is taken only as a
+/// uniform complete graph, so when this fails nothing is (the O(E) test
+/// that spares dense skewed matrices the components and adjacency).
+fn uniform_where_branching(n: usize, edges: &[(u32, u32, u64)], support: &[u32]) -> bool {
+    let mut seen = vec![0u64; n];
+    edges.iter().all(|&(a, b, m)| {
+        [a, b].into_iter().all(|x| {
+            let x = x as usize;
+            if support[x] <= 2 {
+                return true;
+            }
+            if seen[x] == 0 {
+                seen[x] = m;
+            }
+            seen[x] == m
+        })
     })
 }
 

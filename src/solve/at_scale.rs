@@ -63,6 +63,9 @@ fn solve_by_classes(inst: &Instance, g: &DemandGraph, solve_part: PartSolver) ->
     if inst.has_demand_bw() {
         return None;
     }
+    if super::classes::one_hub_reaches_all(inst) {
+        return None;
+    }
     let comps = components(inst);
     if comps.len() < 2 {
         return None;

@@ -62,6 +62,30 @@ pub(crate) struct Class {
     pub maps: Vec<Vec<u32>>,
 }
 
+/// Whether the first demand's sender is a neighbour of every other slot
+/// with a demand: then the support is one component, found in one pass
+/// with no union-find (all-to-all matrices, where [`components`] would
+/// cost a find per demand).
+pub(crate) fn one_hub_reaches_all(inst: &Instance) -> bool {
+    let Some(first) = inst.demands().first() else {
+        return false;
+    };
+    let hub = first.src;
+    let mut near = vec![false; inst.slots as usize];
+    let mut used = vec![false; inst.slots as usize];
+    near[hub as usize] = true;
+    for d in inst.demands() {
+        used[d.src as usize] = true;
+        used[d.dst as usize] = true;
+        if d.src == hub {
+            near[d.dst as usize] = true;
+        } else if d.dst == hub {
+            near[d.src as usize] = true;
+        }
+    }
+    used.iter().zip(&near).all(|(&u, &h)| !u || h)
+}
+
 /// The connected components of the support of `inst` (slots with no
 /// demand are in none), ordered by their smallest slot. O(slots + demands).
 pub(crate) fn components(inst: &Instance) -> Vec<Component> {

@@ -27,6 +27,7 @@ pub mod dense_greedy;
 mod factor_peel;
 mod fcolour_colgen;
 mod fcolour_ilp;
+pub mod first_fit;
 pub mod greedy;
 pub mod koenig;
 pub mod merged;

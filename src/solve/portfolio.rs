@@ -319,22 +319,27 @@ fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant
     sol
 }
 
-/// The dense fast paths (module `merged` for READ1_WRITE1, module
-/// `dense_greedy` for STRICT1) when they apply and give Delta ticks, with
+/// The dense fast paths: first fit in Delta ticks (module `first_fit`) on
+/// a dense matrix, else module `merged` for READ1_WRITE1 and module
+/// `dense_greedy` for STRICT1, when they apply and give Delta ticks, with
 /// the degree bound, complete (Delta is then the optimum).
 fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     let t = Instant::now();
     let delta = g.max_degree().0;
-    let (schedule, name) = match inst.model {
-        Model::Read1Write1 => (
+    let first_fit = super::first_fit::applies(inst)
+        .then(|| super::first_fit::first_fit_schedule(inst, delta))
+        .flatten();
+    let (schedule, name) = match (first_fit, inst.model) {
+        (Some(schedule), _) => (schedule, "first_fit"),
+        (None, Model::Read1Write1) => (
             super::merged::merged_delta_schedule(inst, g)?,
             "koenig_merged",
         ),
-        Model::Strict1 if super::dense_greedy::applies(inst) => (
+        (None, Model::Strict1) if super::dense_greedy::applies(inst) => (
             super::dense_greedy::dense_strict1_schedule(inst, delta),
             "dense_greedy",
         ),
-        Model::Strict1 => return None,
+        (None, Model::Strict1) => return None,
     };
     if schedule.ticks() != delta {
         return None;
