@@ -62,31 +62,49 @@ fn opts(jobs: usize) -> BenchOptions {
     }
 }
 
+/// Options of a `--resume` run (two jobs).
+fn resume_opts() -> BenchOptions {
+    BenchOptions {
+        resume: true,
+        ..opts(2)
+    }
+}
+
 fn untimed(rs: &[BenchRecord]) -> Vec<BenchRecord> {
     rs.iter().map(BenchRecord::without_timing).collect()
 }
 
-fn run(sets: &[PathBuf], out: &Path, o: &BenchOptions) -> bench::BenchOutcome {
-    bench::run_bench(sets, out, o, &|_| {}).unwrap()
+/// Runs bench over the one set `set` into `out`.
+fn run(set: &Path, out: &Path, o: &BenchOptions) -> bench::BenchOutcome {
+    bench::run_bench(&[set.to_path_buf()], out, o, &|_| {}).unwrap()
 }
 
-#[test]
-fn small_set_end_to_end_and_every_schedule_validates() {
+/// A temporary directory holding the small set of [`make_set`] as `small`.
+fn small_set() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let set = tmp.path().join("small");
     make_set(&set);
+    (tmp, set)
+}
+
+/// The files every bench run writes into its output directory.
+const OUTPUTS: [&str; 5] = [
+    "results.json",
+    "results.csv",
+    "report.md",
+    "report.html",
+    JOURNAL_FILE,
+];
+
+#[test]
+fn small_set_end_to_end_and_every_schedule_validates() {
+    let (tmp, set) = small_set();
     let out = tmp.path().join("out");
-    let outcome = run(std::slice::from_ref(&set), &out, &opts(2));
+    let outcome = run(&set, &out, &opts(2));
     let rs = &outcome.results.records;
     assert_eq!(rs.len(), 12);
     assert_eq!(outcome.failed, 0);
-    for f in [
-        "results.json",
-        "results.csv",
-        "report.md",
-        "report.html",
-        JOURNAL_FILE,
-    ] {
+    for f in OUTPUTS {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let manifest = bench::Manifest::load(&set).unwrap();
@@ -130,24 +148,16 @@ fn small_set_end_to_end_and_every_schedule_validates() {
 
 #[test]
 fn records_do_not_depend_on_jobs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
-    let a = run(std::slice::from_ref(&set), &tmp.path().join("a"), &opts(1));
-    let b = run(std::slice::from_ref(&set), &tmp.path().join("b"), &opts(3));
+    let (tmp, set) = small_set();
+    let a = run(&set, &tmp.path().join("a"), &opts(1));
+    let b = run(&set, &tmp.path().join("b"), &opts(3));
     assert_eq!(untimed(&a.results.records), untimed(&b.results.records));
 }
 
 #[test]
 fn resume_after_an_interrupt_equals_one_clean_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
-    let clean = run(
-        std::slice::from_ref(&set),
-        &tmp.path().join("clean"),
-        &opts(2),
-    );
+    let (tmp, set) = small_set();
+    let clean = run(&set, &tmp.path().join("clean"), &opts(2));
 
     // Simulate an interrupt: 5 records made it to the journal, a sixth was
     // cut short mid-line, and no final outputs were written.
@@ -160,14 +170,7 @@ fn resume_after_an_interrupt_equals_one_clean_run() {
     partial.push_str(&lines[5][..lines[5].len() / 2]);
     std::fs::write(out.join(JOURNAL_FILE), partial).unwrap();
 
-    let resumed = run(
-        std::slice::from_ref(&set),
-        &out,
-        &BenchOptions {
-            resume: true,
-            ..opts(2)
-        },
-    );
+    let resumed = run(&set, &out, &resume_opts());
     assert_eq!(resumed.reused, 5);
     assert_eq!(resumed.ran, clean.results.records.len() - 5);
     assert_eq!(
@@ -175,18 +178,11 @@ fn resume_after_an_interrupt_equals_one_clean_run() {
         untimed(&clean.results.records)
     );
     // The journal now holds every run once, and a second resume runs nothing.
-    let again = run(
-        std::slice::from_ref(&set),
-        &out,
-        &BenchOptions {
-            resume: true,
-            ..opts(2)
-        },
-    );
+    let again = run(&set, &out, &resume_opts());
     assert_eq!((again.ran, again.reused), (0, clean.results.records.len()));
     // Different options do not reuse records.
     let other = run(
-        std::slice::from_ref(&set),
+        &set,
         &out,
         &BenchOptions {
             resume: true,
@@ -202,14 +198,8 @@ fn resume_after_an_interrupt_equals_one_clean_run() {
 /// instance once, and the results hold each run once (no stale duplicates).
 #[test]
 fn resume_over_a_journal_with_old_instance_hashes_reruns_each_run_once() {
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
-    let clean = run(
-        std::slice::from_ref(&set),
-        &tmp.path().join("clean"),
-        &opts(2),
-    );
+    let (tmp, set) = small_set();
+    let clean = run(&set, &tmp.path().join("clean"), &opts(2));
     let out = tmp.path().join("old");
     std::fs::create_dir_all(&out).unwrap();
     let mut old = String::new();
@@ -233,14 +223,7 @@ fn resume_over_a_journal_with_old_instance_hashes_reruns_each_run_once() {
         old.push('\n');
     }
     std::fs::write(out.join(JOURNAL_FILE), old).unwrap();
-    let resumed = run(
-        std::slice::from_ref(&set),
-        &out,
-        &BenchOptions {
-            resume: true,
-            ..opts(2)
-        },
-    );
+    let resumed = run(&set, &out, &resume_opts());
     assert_eq!(resumed.reused, 0);
     assert_eq!(resumed.ran, clean.results.records.len());
     assert_eq!(
@@ -248,14 +231,7 @@ fn resume_over_a_journal_with_old_instance_hashes_reruns_each_run_once() {
         untimed(&clean.results.records)
     );
     // Now the new records are in the journal: a second resume reuses them all.
-    let again = run(
-        std::slice::from_ref(&set),
-        &out,
-        &BenchOptions {
-            resume: true,
-            ..opts(2)
-        },
-    );
+    let again = run(&set, &out, &resume_opts());
     assert_eq!((again.ran, again.reused), (0, clean.results.records.len()));
     assert_eq!(
         untimed(&again.results.records),
@@ -282,20 +258,14 @@ fn old_bench_hash(inst: &tickopt::instance::Instance) -> String {
 
 #[test]
 fn two_shards_merged_equal_one_unsharded_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
-    let whole = run(
-        std::slice::from_ref(&set),
-        &tmp.path().join("whole"),
-        &opts(2),
-    );
+    let (tmp, set) = small_set();
+    let whole = run(&set, &tmp.path().join("whole"), &opts(2));
     let mut dirs = Vec::new();
     let mut sizes = Vec::new();
     for i in 1..=2 {
         let d = tmp.path().join(format!("shard{i}"));
         let o = run(
-            std::slice::from_ref(&set),
+            &set,
             &d,
             &BenchOptions {
                 shard: Some(Shard { index: i, count: 2 }),
@@ -350,7 +320,7 @@ fn a_bad_instance_or_entry_is_recorded_and_the_others_run() {
     let e = bench::run_bench(&[set.clone(), nowhere], &out, &opts(2), &|_| {}).unwrap_err();
     assert!(e.to_string().contains("no-such-set: no such set"), "{e}");
     assert!(!out.exists());
-    let o = run(std::slice::from_ref(&set), &out, &opts(2));
+    let o = run(&set, &out, &opts(2));
     let rs = &o.results.records;
     let ok: Vec<_> = rs.iter().filter(|r| !r.is_failed()).collect();
     assert_eq!(ok.len(), 2, "good.csv under both models");
@@ -380,9 +350,7 @@ fn a_bad_instance_or_entry_is_recorded_and_the_others_run() {
 #[test]
 fn compare_cg_adds_columns_mock() {
     use std::os::unix::fs::PermissionsExt;
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
+    let (tmp, set) = small_set();
     // A stand-in for copyspace-guard: writes the summary.json fields we read.
     let mock = tmp.path().join("cg-mock");
     std::fs::write(
@@ -393,7 +361,7 @@ fn compare_cg_adds_columns_mock() {
     std::fs::set_permissions(&mock, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = tmp.path().join("out");
     let o = run(
-        std::slice::from_ref(&set),
+        &set,
         &out,
         &BenchOptions {
             compare_cg: Some(mock),
@@ -431,11 +399,9 @@ fn compare_cg_real_copyspace_guard() {
         eprintln!("skipped: copyspace-guard not installed (set TICKOPT_CG)");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let set = tmp.path().join("small");
-    make_set(&set);
+    let (tmp, set) = small_set();
     let o = run(
-        std::slice::from_ref(&set),
+        &set,
         &tmp.path().join("out"),
         &BenchOptions {
             compare_cg: Some(cg),
@@ -495,7 +461,7 @@ fn compare_pairwise_records_the_baseline_and_its_ratio() {
         .sum();
     let out = tmp.path().join("out");
     let o = run(
-        std::slice::from_ref(&set),
+        &set,
         &out,
         &BenchOptions {
             compare_pairwise: true,
@@ -544,19 +510,13 @@ fn without_compare_pairwise_no_output_mentions_it() {
     let set = tmp.path().join("a2a");
     write_skewed_alltoall(&set, 4);
     let out = tmp.path().join("out");
-    let o = run(std::slice::from_ref(&set), &out, &opts(1));
+    let o = run(&set, &out, &opts(1));
     assert!(!o.results.header.compare_pairwise);
     for r in &o.results.records {
         assert_eq!((r.pairwise_ticks, r.pairwise_over_ticks), (None, None));
         assert!(!r.options.contains("pairwise"), "{}", r.options);
     }
-    for f in [
-        "results.json",
-        "results.csv",
-        "report.md",
-        "report.html",
-        JOURNAL_FILE,
-    ] {
+    for f in OUTPUTS {
         let text = std::fs::read_to_string(out.join(f)).unwrap();
         assert!(!text.contains("pairwise"), "{f} mentions pairwise");
     }

@@ -499,3 +499,58 @@ fn cli_k4_exhaustive_claim_without_proof_is_rejected() {
         assert!(text.contains("no proof object"), "{text}");
     }
 }
+
+#[test]
+fn a_witness_whose_inside_count_passes_u64_is_refused() {
+    // K5 with one demand of 2^64 - 1 bits per pair, 2^63 bits per tick: two
+    // chunks a pair, 10 ticks by the odd set of all five slots. At 8-bit
+    // chunks every pair has 2^61 chunks: degrees fit (2^63) but the set's
+    // inside count (10 x 2^61) does not.
+    let k5: Vec<(u32, u32, u64)> = (0..5)
+        .flat_map(|a| (a + 1..5).map(move |b| (a, b, u64::MAX)))
+        .collect();
+    let inst = instance(Model::Strict1, 5, 1 << 63, &k5);
+    let sol = solved(&inst);
+    assert_eq!((sol.ticks, sol.lower_bound.witness.kind()), (10, "odd_set"));
+    let cost = tickopt::cost::CostModel::new(10.0, 40.0).unwrap();
+    let range = tickopt::cost::ChunkRange::new(8, 1024).unwrap();
+    let opts = tickopt::cost::ChunkOptions::default();
+    let s = tickopt::cost::assess(
+        &inst,
+        &cost,
+        sol.ticks,
+        &sol.lower_bound,
+        None,
+        range,
+        &opts,
+    )
+    .unwrap();
+    let mut good = claim_json(&sol);
+    good["seconds_predicted"] = s.predicted.into();
+    good["seconds_lower_bound"] = s.lower_bound.into();
+    good["cost"] = serde_json::to_value(&s).unwrap();
+    let v = verify(&inst, &sol, &good);
+    assert!(v.holds, "{:?}", v.lines);
+    // The witness step doctored to the odd set at 8-bit chunks, its inside
+    // count saturated (what a saturating count would have stated).
+    let ticks = (2 * u64::MAX as u128).div_ceil(4) as u64;
+    let mut bad = good.clone();
+    bad["cost"]["bound"] = json!({
+        "chunk_bits": 8, "ticks": ticks, "seconds": cost.seconds(ticks, 8),
+        "witness": {"kind": "odd_set", "slots": [0, 1, 2, 3, 4], "chunks_inside": u64::MAX, "bound": ticks},
+    });
+    let v = verify(&inst, &sol, &bad);
+    assert!(!v.holds);
+    let line = v
+        .lines
+        .iter()
+        .find(|l| l.part == Part::Seconds && l.outcome == Outcome::Failed)
+        .expect("a failed seconds line");
+    assert!(
+        line.what
+            .contains("bound step at chunk 8 bits does not hold")
+            && line.what.contains("overflows u64"),
+        "{}",
+        line.what
+    );
+}

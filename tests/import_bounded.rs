@@ -12,20 +12,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Every file in `dir`, sorted (to see that a refusal left nothing).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// A W x W matrix of ones (zero diagonal), one row per line.
 fn ones(w: usize) -> String {
     (0..w)
@@ -67,16 +53,7 @@ fn a_matrix_of_ones_imports_one_demand_per_off_diagonal_entry() {
     let m = dir.path().join("ones.txt");
     std::fs::write(&m, format!("# 40 x 40\n\n{}", ones(40))).unwrap();
     let out = dir.path().join("i.json");
-    let o = run(&[
-        "import",
-        s(&m),
-        "--from",
-        "matrix",
-        "--bw",
-        "1",
-        "--out",
-        s(&out),
-    ]);
+    let o = run(&import_args(&m, "matrix", Some("1"), &out, &[]));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["slots"], 40);
@@ -110,17 +87,7 @@ fn matrices_over_the_limits_are_refused_with_the_limit_named_and_nothing_written
     std::fs::write(&m, ones(30)).unwrap();
     let keep = listing(dir.path());
     let out = dir.path().join("i.json");
-    let base = [
-        "import",
-        s(&m),
-        "--from",
-        "matrix",
-        "--bw",
-        "8",
-        "--out",
-        s(&out),
-    ];
-    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    let with = |extra: &[&'static str]| import_args(&m, "matrix", Some("8"), &out, extra);
     // The width is refused on the first line, before any row is kept.
     refused(
         dir.path(),
@@ -160,16 +127,7 @@ fn matrices_that_are_not_square_are_refused_as_they_are_read() {
     ] {
         std::fs::write(&m, body).unwrap();
         let keep = listing(dir.path());
-        let args = [
-            "import",
-            s(&m),
-            "--from",
-            "matrix",
-            "--bw",
-            "8",
-            "--out",
-            s(&out),
-        ];
+        let args = import_args(&m, "matrix", Some("8"), &out, &[]);
         refused(dir.path(), &args, &[want], &keep);
     }
 }
@@ -193,19 +151,12 @@ fn p2p_program(dir: &Path) -> std::path::PathBuf {
             s(&inst),
         ],
         vec!["solve", s(&inst), "--out", s(&sched)],
-        vec![
-            "export",
-            s(&inst),
-            s(&sched),
-            "--to",
-            "p2p-json",
-            "--out",
-            s(&prog),
-        ],
     ] {
         let o = run(&args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     }
+    let o = export(&inst, &sched, None, "p2p-json", &prog, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
     prog
 }
 
@@ -215,17 +166,15 @@ fn p2p_programs_over_the_limits_are_refused_and_nothing_written() {
     let prog = p2p_program(dir.path());
     let keep = listing(dir.path());
     let (out, sched) = (dir.path().join("i.json"), dir.path().join("s.json"));
-    let base = [
-        "import",
-        s(&prog),
-        "--from",
-        "p2p-json",
-        "--out",
-        s(&out),
-        "--schedule-out",
-        s(&sched),
-    ];
-    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    let with = |extra: &[&'static str]| {
+        import_args(
+            &prog,
+            "p2p-json",
+            None,
+            &out,
+            &[&["--schedule-out", s(&sched)][..], extra].concat(),
+        )
+    };
     refused(
         dir.path(),
         &with(&["--max-slots", "5"]),
@@ -256,23 +205,7 @@ fn msccl_programs_over_the_limits_are_refused_before_their_chunks_are_followed()
     std::fs::write(&big, &huge).unwrap();
     let keep = listing(dir.path());
     let out = dir.path().join("i.json");
-    let args = |file: &Path, extra: &[&'static str]| {
-        let base = [
-            "import",
-            s(file),
-            "--from",
-            "msccl-xml",
-            "--bw",
-            "8",
-            "--out",
-            s(&out),
-        ];
-        [&base[..], extra]
-            .concat()
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
+    let args = |file, extra| import_args(file, "msccl-xml", Some("8"), &out, extra);
     // 4 gpus; their buffers hold 32 chunks (4 in, 4 out each), their steps
     // move 28 (12 sends, 12 receives, 4 copies of one chunk).
     for (file, extra, want) in [
@@ -292,12 +225,8 @@ fn msccl_programs_over_the_limits_are_refused_before_their_chunks_are_followed()
             "buffers hold 4000000028 chunks, above the limit of 20000000 demand rows",
         ),
     ] {
-        let a = args(file, extra);
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        refused(dir.path(), &a, &[want], &keep);
+        refused(dir.path(), &args(file, extra), &[want], &keep);
     }
-    let a = args(&xml, &["--max-slots", "4", "--max-demands", "32"]);
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let o = run(&a);
+    let o = run(&args(&xml, &["--max-slots", "4", "--max-demands", "32"]));
     assert!(o.status.success(), "{}", stderr(&o));
 }

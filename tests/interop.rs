@@ -164,17 +164,7 @@ fn round_trip(dir: &Path, inst: &Path, extra: &[&str]) -> Option<bool> {
         return None; // the interpreter below is plain and slow; keep CI short
     }
     let prog = dir.join("p.json");
-    let mut args = vec![
-        "export",
-        s(inst),
-        s(&sched),
-        "--to",
-        "p2p-json",
-        "--out",
-        s(&prog),
-    ];
-    args.extend_from_slice(extra);
-    let o = run(&args);
+    let o = export(inst, &sched, None, "p2p-json", &prog, extra);
     if !o.status.success() {
         // Only a bandwidth that is not whole bytes may refuse, and then no file.
         assert!(
@@ -190,16 +180,13 @@ fn round_trip(dir: &Path, inst: &Path, extra: &[&str]) -> Option<bool> {
     run_program(&p);
     let back_i = dir.join("back.json");
     let back_s = dir.join("back.s.json");
-    let o = run(&[
-        "import",
-        s(&prog),
-        "--from",
+    let o = run(&import_args(
+        &prog,
         "p2p-json",
-        "--out",
-        s(&back_i),
-        "--schedule-out",
-        s(&back_s),
-    ]);
+        None,
+        &back_i,
+        &["--schedule-out", s(&back_s)],
+    ));
     assert!(o.status.success(), "{}: {}", inst.display(), stderr(&o));
     let o = run(&["validate", s(&back_i), s(&back_s)]);
     assert!(
@@ -233,28 +220,13 @@ fn p2p_programs_of_the_bundled_sets_run_byte_for_byte_and_import_back() {
 }
 
 fn exported_program(dir: &Path) -> (PathBuf, Value) {
-    let inst = dir.join("i.csv");
-    std::fs::write(
-        &inst,
+    let (inst, sched) = solved_csv(
+        dir,
         "src_slot,dst_slot,bits_total\n0,1,100\n1,2,64\n2,0,8\n0,2,16\n",
-    )
-    .unwrap();
-    let sched = dir.join("s.json");
-    assert!(run(&["solve", s(&inst), "--bw", "64", "--out", s(&sched)])
-        .status
-        .success());
-    let prog = dir.join("p.json");
-    let o = run(&[
-        "export",
-        s(&inst),
-        s(&sched),
-        "--bw",
         "64",
-        "--to",
-        "p2p-json",
-        "--out",
-        s(&prog),
-    ]);
+    );
+    let prog = dir.join("p.json");
+    let o = export(&inst, &sched, Some("64"), "p2p-json", &prog, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prog).unwrap()).unwrap();
     run_program(&v);
@@ -270,7 +242,7 @@ fn doctored_programs_are_refused_with_the_place_named() {
         std::fs::write(&p, v.to_string()).unwrap();
         let out = dir.path().join("o.json");
         let _ = std::fs::remove_file(&out);
-        let o = run(&["import", s(&p), "--from", "p2p-json", "--out", s(&out)]);
+        let o = run(&import_args(&p, "p2p-json", None, &out, &[]));
         (o.status.code(), stderr(&o), out.exists())
     };
     let (code, err, _) = import(&good);
@@ -324,32 +296,7 @@ fn doctored_programs_are_refused_with_the_place_named() {
 
 #[test]
 fn a_bandwidth_that_is_not_whole_bytes_is_refused_and_nothing_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let inst = dir.path().join("i.csv");
-    std::fs::write(&inst, "src_slot,dst_slot,bits_total\n0,1,100\n").unwrap();
-    let sched = dir.path().join("s.json");
-    assert!(run(&["solve", s(&inst), "--bw", "12", "--out", s(&sched)])
-        .status
-        .success());
-    let prog = dir.path().join("p.json");
-    let o = run(&[
-        "export",
-        s(&inst),
-        s(&sched),
-        "--bw",
-        "12",
-        "--to",
-        "p2p-json",
-        "--out",
-        s(&prog),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("not a whole number of bytes"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(!prog.exists());
+    assert_export_refused_at_12_bits("p2p-json", "json");
 }
 
 #[test]
@@ -358,18 +305,13 @@ fn traffic_matrices_import_as_instances_and_bad_ones_name_the_line() {
     let m = dir.path().join("m.csv");
     std::fs::write(&m, "# W=3, bytes\n0,4KiB,1000\n2048,0,0\n0,512,0\n").unwrap();
     let out = dir.path().join("i.json");
-    let o = run(&[
-        "import",
-        s(&m),
-        "--from",
+    let o = run(&import_args(
+        &m,
         "matrix",
-        "--unit",
-        "bytes",
-        "--bw",
-        "8KiB",
-        "--out",
-        s(&out),
-    ]);
+        Some("8KiB"),
+        &out,
+        &["--unit", "bytes"],
+    ));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["slots"], 3);
@@ -403,16 +345,7 @@ fn traffic_matrices_import_as_instances_and_bad_ones_name_the_line() {
     ] {
         std::fs::write(&m, body).unwrap();
         let out = dir.path().join("bad.json");
-        let o = run(&[
-            "import",
-            s(&m),
-            "--from",
-            "matrix",
-            "--bw",
-            "8",
-            "--out",
-            s(&out),
-        ]);
+        let o = run(&import_args(&m, "matrix", Some("8"), &out, &[]));
         assert_eq!(o.status.code(), Some(1), "{body}");
         assert!(stderr(&o).contains(want), "{body}: {}", stderr(&o));
         assert!(!out.exists());

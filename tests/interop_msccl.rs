@@ -262,20 +262,13 @@ fn msccl_programs_of_the_bundled_sets_run_and_import_back() {
                 let (bi, bs) = (d.join("bi.json"), d.join("bs.json"));
                 let bw = inst.bw.to_string();
                 let ports = inst.port(0).to_string();
-                let mut args = vec![
-                    "import",
-                    s(&prog),
-                    "--from",
+                let mut args = import_args(
+                    &prog,
                     "msccl-xml",
-                    "--bw",
-                    &bw,
-                    "--model",
-                    &model,
-                    "--out",
-                    s(&bi),
-                    "--schedule-out",
-                    s(&bs),
-                ];
+                    Some(&bw),
+                    &bi,
+                    &["--model", &model, "--schedule-out", s(&bs)],
+                );
                 if inst.ports().clone() == tickopt::instance::Ports::Uniform(inst.port(0)) {
                     args.extend(["--ports", &ports]);
                 } else {
@@ -329,18 +322,7 @@ fn a_hand_written_all_to_all_imports_validates_with_its_conflicts_and_is_audited
         stdout(&o)
     );
     let (i, sc) = (dir.path().join("i.json"), dir.path().join("s.json"));
-    let o = run(&[
-        "import",
-        s(&xml),
-        "--from",
-        "msccl-xml",
-        "--bw",
-        "8192",
-        "--out",
-        s(&i),
-        "--schedule-out",
-        s(&sc),
-    ]);
+    let o = import_xml(&xml, &i, &["--schedule-out", s(&sc)]);
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("do not validate under STRICT1") && stderr(&o).contains("--serialize"),
@@ -349,35 +331,14 @@ fn a_hand_written_all_to_all_imports_validates_with_its_conflicts_and_is_audited
     );
     assert!(!i.exists() && !sc.exists());
     // Without a schedule to write, the instance imports and the conflicts are named.
-    let o = run(&[
-        "import",
-        s(&xml),
-        "--from",
-        "msccl-xml",
-        "--bw",
-        "8192",
-        "--out",
-        s(&i),
-    ]);
+    let o = import_xml(&xml, &i, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("slot participates more than once"));
     assert!(stderr(&o).contains("has no minBytes"), "{}", stderr(&o));
     let got: Value = serde_json::from_str(&std::fs::read_to_string(&i).unwrap()).unwrap();
     assert_eq!(got["demands"].as_array().unwrap().len(), 12);
     // Serialized: first fit gives the optimum of K4 both ways, 6 ticks.
-    let o = run(&[
-        "import",
-        s(&xml),
-        "--from",
-        "msccl-xml",
-        "--bw",
-        "8192",
-        "--out",
-        s(&i),
-        "--schedule-out",
-        s(&sc),
-        "--serialize",
-    ]);
+    let o = import_xml(&xml, &i, &["--schedule-out", s(&sc), "--serialize"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&["validate", s(&inst), s(&sc)]);
     assert!(stdout(&o).starts_with("PASS: 6 ticks"), "{}", stdout(&o));
@@ -406,17 +367,13 @@ fn doctored_programs_are_refused_with_the_place_named_and_nothing_written() {
         let p = dir.path().join("d.xml");
         std::fs::write(&p, text).unwrap();
         let out = dir.path().join("o.json");
-        let o = run(&[
-            "import",
-            s(&p),
-            "--from",
+        let o = run(&import_args(
+            &p,
             "msccl-xml",
-            "--bw",
-            "8",
-            "--out",
-            s(&out),
-            "--serialize",
-        ]);
+            Some("8"),
+            &out,
+            &["--serialize"],
+        ));
         assert!(!out.exists(), "written despite {}", stderr(&o));
         assert!(!o.status.success());
         stderr(&o)
@@ -452,34 +409,12 @@ fn doctored_programs_are_refused_with_the_place_named_and_nothing_written() {
 
 #[test]
 fn exports_refuse_what_msccl_cannot_carry_and_write_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let inst = dir.path().join("i.csv");
-    std::fs::write(&inst, "src_slot,dst_slot,bits_total\n0,1,100\n1,0,12\n").unwrap();
-    let sched = dir.path().join("s.json");
-    assert!(run(&["solve", s(&inst), "--bw", "12", "--out", s(&sched)])
-        .status
-        .success());
-    let out = dir.path().join("p.xml");
-    let o = run(&[
-        "export",
-        s(&inst),
-        s(&sched),
-        "--bw",
-        "12",
-        "--to",
-        "msccl-xml",
-        "--out",
-        s(&out),
-    ]);
-    assert!(!o.status.success() && stderr(&o).contains("not a whole number of bytes"));
-    assert!(!out.exists());
+    assert_export_refused_at_12_bits("msccl-xml", "xml");
 }
 
-/// Imports `xml` (all arguments after the file), returning the process.
-fn import_xml(xml: &Path, more: &[&str]) -> std::process::Output {
-    let mut args = vec!["import", s(xml), "--from", "msccl-xml", "--bw", "8192"];
-    args.extend_from_slice(more);
-    run(&args)
+/// Imports `xml` into `out` (`more`: the other arguments), returning the process.
+fn import_xml(xml: &Path, out: &Path, more: &[&str]) -> std::process::Output {
+    run(&import_args(xml, "msccl-xml", Some("8192"), out, more))
 }
 
 /// `audit --json` of an instance and schedules.
@@ -558,10 +493,7 @@ fn msccl_tools_shapes_run_import_serialize_validate_and_are_audited() {
         }
         // Hops: imported, serialized, valid, and ranked at the optimum.
         let (h, sc) = (d.join("h.json"), d.join("s.json"));
-        let o = import_xml(
-            &xml,
-            &["--out", s(&h), "--schedule-out", s(&sc), "--serialize"],
-        );
+        let o = import_xml(&xml, &h, &["--schedule-out", s(&sc), "--serialize"]);
         assert!(o.status.success(), "{}: {}", shape.file, stderr(&o));
         assert!(
             stderr(&o).contains("send(s) go before their receive is reached"),
@@ -587,7 +519,7 @@ fn msccl_tools_shapes_run_import_serialize_validate_and_are_audited() {
         );
         // End to end: the collective, and the program ranked against it.
         let e = d.join("e.json");
-        let o = import_xml(&xml, &["--out", s(&e), "--demands", "end-to-end"]);
+        let o = import_xml(&xml, &e, &["--demands", "end-to-end"]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(stderr(&o).contains("(end to end)"), "{}", stderr(&o));
         let got: Value = serde_json::from_str(&std::fs::read_to_string(&e).unwrap()).unwrap();
@@ -610,14 +542,8 @@ fn a_ring_allgather_is_judged_against_its_collective_and_a_relay_writes_no_sched
     // the ring as written is a valid relay of the allgather, at its optimum.
     let o = import_xml(
         &ring,
-        &[
-            "--out",
-            s(&e),
-            "--demands",
-            "end-to-end",
-            "--model",
-            "READ1_WRITE1",
-        ],
+        &e,
+        &["--demands", "end-to-end", "--model", "READ1_WRITE1"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&["validate", s(&e), s(&ring)]);
@@ -630,9 +556,8 @@ fn a_ring_allgather_is_judged_against_its_collective_and_a_relay_writes_no_sched
     let relay = data("msccl_alltoall_2x4_relay.xml");
     let o = import_xml(
         &relay,
+        &e,
         &[
-            "--out",
-            s(&e),
             "--demands",
             "end-to-end",
             "--schedule-out",
@@ -648,9 +573,8 @@ fn a_ring_allgather_is_judged_against_its_collective_and_a_relay_writes_no_sched
     let a2a = data("msccl_alltoall_4_sendfirst.xml");
     let o = import_xml(
         &a2a,
+        &e,
         &[
-            "--out",
-            s(&e),
             "--demands",
             "end-to-end",
             "--schedule-out",
@@ -668,7 +592,7 @@ fn a_real_cycle_and_a_send_the_buffer_cannot_take_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o.json");
     // Each gpu first receives from the other: nothing can move.
-    let o = import_xml(&data("msccl_cycle_2.xml"), &["--out", s(&out)]);
+    let o = import_xml(&data("msccl_cycle_2.xml"), &out, &[]);
     assert!(!o.status.success() && !out.exists());
     assert!(
         stderr(&o).contains("msccl_cycle_2.xml: line 4, column 7: gpu 0, tb 0, step 0: the program cannot finish: this step waits forever"),
@@ -677,7 +601,7 @@ fn a_real_cycle_and_a_send_the_buffer_cannot_take_are_refused() {
     );
     // Each gpu sends 3 chunks before it receives: Simple's buffer holds 2.
     let xml = data("msccl_overflow_2.xml");
-    let o = import_xml(&xml, &["--out", s(&out)]);
+    let o = import_xml(&xml, &out, &[]);
     assert!(!o.status.success() && !out.exists());
     assert!(
         stderr(&o).contains("gpu 0, tb 0, step 0: the program cannot finish: this send of 3 chunk(s) to gpu 1 on channel 0 does not fit the connection's buffer (2 chunks under proto \"Simple\")"),
@@ -689,10 +613,7 @@ fn a_real_cycle_and_a_send_the_buffer_cannot_take_are_refused() {
     let text = std::fs::read_to_string(&xml).unwrap();
     std::fs::write(&ll, text.replace("proto=\"Simple\"", "proto=\"LL\"")).unwrap();
     let sc = dir.path().join("s.json");
-    let o = import_xml(
-        &ll,
-        &["--out", s(&out), "--schedule-out", s(&sc), "--serialize"],
-    );
+    let o = import_xml(&ll, &out, &["--schedule-out", s(&sc), "--serialize"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("(8 chunks under proto \"LL\")"),

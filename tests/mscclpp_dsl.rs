@@ -178,27 +178,7 @@ fn exported_programs_have_the_ticks_lanes_channels_and_places_of_their_schedules
 
 #[test]
 fn exports_refuse_chunks_of_no_whole_bytes_and_write_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("i.csv");
-    std::fs::write(&csv, "src_slot,dst_slot,bits_total\n0,1,100\n1,0,12\n").unwrap();
-    let sched = dir.path().join("s.json");
-    assert!(run(&["solve", s(&csv), "--bw", "12", "--out", s(&sched)])
-        .status
-        .success());
-    let out = dir.path().join("p.py");
-    let o = run(&[
-        "export",
-        s(&csv),
-        s(&sched),
-        "--bw",
-        "12",
-        "--to",
-        "mscclpp-dsl",
-        "--out",
-        s(&out),
-    ]);
-    assert!(!o.status.success() && stderr(&o).contains("not a whole number of bytes"));
-    assert!(!out.exists());
+    assert_export_refused_at_12_bits("mscclpp-dsl", "py");
 }
 
 /// Runs `py` with the DSL of the checkout at `mscclpp` (under a stub

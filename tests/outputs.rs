@@ -12,16 +12,6 @@ use std::time::{Duration, Instant};
 use tickopt::instance::Model;
 use tickopt::schedule::{output_size, write_schedule, Format, Schedule};
 
-/// Names in `dir` (sorted), to check what a command left there.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 fn temps(dir: &Path) -> Vec<String> {
     listing(dir)
         .into_iter()

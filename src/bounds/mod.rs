@@ -18,7 +18,7 @@ pub mod gamma;
 pub mod ports;
 mod witness;
 
-pub use witness::{Direction, LowerBound, Witness, WitnessError};
+pub use witness::{checked_sum, odd_set_ticks, Direction, LowerBound, Witness, WitnessError};
 
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
@@ -163,16 +163,7 @@ pub fn quick_bounds(inst: &Instance, g: &DemandGraph) -> Bounds {
 
 /// The lower bound and witness of an odd set found by [`gamma`].
 fn odd_set_lower_bound(found: gamma::OddSetDensity) -> LowerBound {
-    let k = found.slots.len() as u128;
-    let bound = ((2 * found.inside as u128).div_ceil(k - 1)) as u64;
-    LowerBound {
-        ticks: bound,
-        witness: Witness::OddSet {
-            slots: found.slots,
-            chunks_inside: found.inside,
-            bound,
-        },
-    }
+    LowerBound::odd_set(found.slots, found.inside)
 }
 
 /// All bounds, with the exact odd-set bound for STRICT1: `best` is then

@@ -37,7 +37,7 @@
 //! the search short and leaves `complete = false`.
 
 use super::witness::Direction;
-use super::{Bounds, LowerBound, Witness};
+use super::{checked_sum, Bounds, LowerBound, Witness};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model, Slot};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -244,29 +244,31 @@ fn violated_sets(
                 stack.extend(children[u].iter().copied());
             }
             members.sort_unstable();
-            sets.push(measure(ports, edges, members));
+            sets.push(measure(ports, edges, members)?);
         }
     }
     Some(sets)
 }
 
-/// The set's ports and inside chunks, from the data.
-fn measure(ports: &[u32], edges: &[(u32, u32, u64)], slots: Vec<Slot>) -> OddPortSet {
+/// The set's ports and inside chunks, from the data; `None` when a count
+/// passes `u64` (no witness states a wrapped count, DESIGN.md §10).
+fn measure(ports: &[u32], edges: &[(u32, u32, u64)], slots: Vec<Slot>) -> Option<OddPortSet> {
     let mut inside = vec![false; ports.len()];
     for &s in &slots {
         inside[s as usize] = true;
     }
-    let e = edges
-        .iter()
-        .filter(|&&(a, b, _)| inside[a as usize] && inside[b as usize])
-        .map(|&(_, _, m)| m)
-        .sum();
-    let pt = slots.iter().map(|&s| ports[s as usize] as u64).sum();
-    OddPortSet {
+    let e = checked_sum(
+        edges
+            .iter()
+            .filter(|&&(a, b, _)| inside[a as usize] && inside[b as usize])
+            .map(|&(_, _, m)| m),
+    )?;
+    let pt = checked_sum(slots.iter().map(|&s| u64::from(ports[s as usize])))?;
+    Some(OddPortSet {
         slots,
         inside: e,
         ports: pt,
-    }
+    })
 }
 
 /// A Gomory–Hu cut tree: `parent[v]` and the minimum cut `cut[v]` between
@@ -411,6 +413,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn a_set_whose_inside_count_passes_u64_is_not_measured() {
+        let ports = [1, 1, 1];
+        let edges = [(0, 1, u64::MAX), (1, 2, 1)];
+        assert_eq!(measure(&ports, &edges, vec![0, 1, 2]), None);
+        let fits = [(0, 1, u64::MAX - 1), (1, 2, 1)];
+        assert_eq!(
+            measure(&ports, &fits, vec![0, 1, 2]),
+            Some(OddPortSet {
+                slots: vec![0, 1, 2],
+                inside: u64::MAX,
+                ports: 3
+            })
+        );
+    }
+
     fn random_case() -> impl Strategy<Value = (Vec<u32>, Vec<(u32, u32, u64)>)> {
         (3usize..9).prop_flat_map(|n| {
             (
@@ -464,7 +482,7 @@ mod tests {
                 (Some(s), Some((e, pt))) => {
                     prop_assert!(brute_beats);
                     prop_assert_eq!(2 * s.inside as u128 * (pt as u128 - 1), 2 * e as u128 * (s.ports as u128 - 1));
-                    prop_assert_eq!(s, &measure(&ports, &edges, s.slots.clone()));
+                    prop_assert_eq!(Some(s.clone()), measure(&ports, &edges, s.slots.clone()));
                     prop_assert!(s.ports % 2 == 1 && s.ports >= 3);
                 }
                 (Some(s), None) => prop_assert!(false, "found {s:?}, brute force none"),

@@ -207,18 +207,9 @@ fn recompute_odd_set(
         return fail(format!("odd set must have an odd size >= 3, has {k}"));
     }
     let inside = slot_set(inst, slots)?;
-    let e: u64 = inst
-        .demands()
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| inside[d.src as usize] && inside[d.dst as usize])
-        .map(|(i, _)| inst.chunks(i))
-        .sum();
-    if e != chunks_inside {
-        return fail(format!(
-            "set has {e} chunks inside, witness says {chunks_inside}"
-        ));
-    }
+    let e = set_chunks_inside(inst, &inside, chunks_inside)?;
+    // Its own formula, not the producers' [`odd_set_ticks`]: the re-check
+    // shares no bound arithmetic with what it checks.
     let proven = ((2 * e as u128).div_ceil((k - 1) as u128)) as u64;
     if proven != bound {
         return fail(format!(
@@ -273,12 +264,8 @@ fn recompute_odd_port_set(
         return fail("odd-port-set witness applies to STRICT1 only".into());
     }
     let inside = slot_set(inst, slots)?;
-    let mut p: u64 = 0;
-    for &s in slots {
-        p = p
-            .checked_add(inst.port(s as usize) as u64)
-            .ok_or_else(overflow)?;
-    }
+    let p = checked_sum(slots.iter().map(|&s| u64::from(inst.port(s as usize))))
+        .ok_or_else(overflow)?;
     if p != ports_total {
         return fail(format!("set has {p} ports, witness says {ports_total}"));
     }
@@ -287,17 +274,7 @@ fn recompute_odd_port_set(
             "the ports of the set must be odd and >= 3, are {p}"
         ));
     }
-    let mut e: u64 = 0;
-    for (i, d) in inst.demands().iter().enumerate() {
-        if inside[d.src as usize] && inside[d.dst as usize] {
-            e = e.checked_add(inst.chunks(i)).ok_or_else(overflow)?;
-        }
-    }
-    if e != chunks_inside {
-        return fail(format!(
-            "set has {e} chunks inside, witness says {chunks_inside}"
-        ));
-    }
+    let e = set_chunks_inside(inst, &inside, chunks_inside)?;
     let per_tick = p / 2;
     let proven = e.div_ceil(per_tick);
     if proven != bound {
@@ -306,6 +283,76 @@ fn recompute_odd_port_set(
         ));
     }
     Ok(proven)
+}
+
+/// The chunks with both ends in the set `inside` (a membership table),
+/// counted from the demands with checked arithmetic and compared with the
+/// witness's `chunks_inside`: the one re-check behind the odd-set and
+/// odd-port-set witnesses. A count past `u64` is a refusal, never a wrapped
+/// or saturated number (DESIGN.md §10).
+fn set_chunks_inside(
+    inst: &Instance,
+    inside: &[bool],
+    chunks_inside: u64,
+) -> Result<u64, WitnessError> {
+    let chunks = inst
+        .demands()
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| inside[d.src as usize] && inside[d.dst as usize])
+        .map(|(i, _)| inst.chunks(i));
+    check_chunks_inside(chunks, chunks_inside)
+}
+
+/// [`set_chunks_inside`]'s count and comparison, given the chunk counts of
+/// the demands inside the set.
+fn check_chunks_inside(
+    chunks: impl IntoIterator<Item = u64>,
+    chunks_inside: u64,
+) -> Result<u64, WitnessError> {
+    let Some(e) = checked_sum(chunks) else {
+        return fail(format!(
+            "the chunks inside the set overflow u64 (witness says {chunks_inside}): no exact count to check"
+        ));
+    };
+    if e != chunks_inside {
+        return fail(format!(
+            "set has {e} chunks inside, witness says {chunks_inside}"
+        ));
+    }
+    Ok(e)
+}
+
+/// The sum of `counts` (chunks inside a slot set, or its ports), `None`
+/// when it passes `u64`. Every place that computes or re-checks an odd-set
+/// or odd-port-set witness's `chunks_inside` adds with this, so an overflow
+/// refuses the set instead of stating a wrapped or saturated count
+/// (DESIGN.md §10).
+pub fn checked_sum(counts: impl IntoIterator<Item = u64>) -> Option<u64> {
+    counts.into_iter().try_fold(0u64, u64::checked_add)
+}
+
+/// The odd-set bound `ceil(2 E(S) / (|S| - 1))` of a set of `set_len >= 3`
+/// slots with `inside = E(S)` chunks. Fits in `u64`: it is at most `E(S)`.
+pub fn odd_set_ticks(set_len: usize, inside: u64) -> u64 {
+    debug_assert!(set_len >= 3);
+    ((2 * u128::from(inside)).div_ceil(set_len as u128 - 1)) as u64
+}
+
+impl LowerBound {
+    /// The bound of the odd slot set `slots` (`|S| >= 3`, odd) with
+    /// `inside` chunks, and its witness.
+    pub fn odd_set(slots: Vec<Slot>, inside: u64) -> LowerBound {
+        let bound = odd_set_ticks(slots.len(), inside);
+        LowerBound {
+            ticks: bound,
+            witness: Witness::OddSet {
+                slots,
+                chunks_inside: inside,
+                bound,
+            },
+        }
+    }
 }
 
 /// The chunks at `slot` in `direction` (both ends for STRICT1, sends or
@@ -334,4 +381,53 @@ fn slot_chunks(inst: &Instance, slot: u32, direction: Direction) -> Result<u64, 
 /// The refusal of a count that does not fit in `u64`.
 fn overflow() -> WitnessError {
     WitnessError("a count overflows u64".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inside_count_past_u64_is_refused_not_wrapped() {
+        // Two demands of u64::MAX and 1 chunks inside the set: the sum
+        // wraps to 0 and saturates to u64::MAX; neither may be accepted.
+        for claimed in [0, u64::MAX] {
+            let e = check_chunks_inside([u64::MAX, 1], claimed).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("the chunks inside the set overflow u64"),
+                "{e}"
+            );
+        }
+        assert_eq!(
+            check_chunks_inside([u64::MAX - 1, 1], u64::MAX),
+            Ok(u64::MAX)
+        );
+        let e = check_chunks_inside([2, 3], 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "witness rejected: set has 5 chunks inside, witness says 4"
+        );
+    }
+
+    #[test]
+    fn checked_sum_and_the_odd_set_bound() {
+        assert_eq!(checked_sum([]), Some(0));
+        assert_eq!(checked_sum([u64::MAX, 0]), Some(u64::MAX));
+        assert_eq!(checked_sum([u64::MAX, 1]), None);
+        // ceil(2E/(|S|-1)): K5 with multiplicity 2 has E = 20 over 5 slots.
+        assert_eq!(odd_set_ticks(5, 20), 10);
+        assert_eq!(odd_set_ticks(3, 3), 3);
+        assert_eq!(odd_set_ticks(3, u64::MAX), u64::MAX);
+        let b = LowerBound::odd_set(vec![0, 1, 2], 5);
+        assert_eq!(b.ticks, 5);
+        assert_eq!(
+            b.witness,
+            Witness::OddSet {
+                slots: vec![0, 1, 2],
+                chunks_inside: 5,
+                bound: 5
+            }
+        );
+    }
 }

@@ -27,6 +27,7 @@
 //! A component of any other shape makes [`colour_by_structure`] return
 //! `None`; the LP/ILP engine handles the graph then.
 
+use crate::bounds::checked_sum;
 use std::collections::HashMap;
 
 /// Largest complete component coloured by the round-robin (its pair table
@@ -62,8 +63,8 @@ pub fn colour_by_structure(n: usize, edges: &[(u32, u32, u64)]) -> Option<Struct
         if a == b || m == 0 {
             return None;
         }
-        deg[a as usize] += m;
-        deg[b as usize] += m;
+        deg[a as usize] = deg[a as usize].checked_add(m)?;
+        deg[b as usize] = deg[b as usize].checked_add(m)?;
         support[a as usize] += 1;
         support[b as usize] += 1;
     }
@@ -101,7 +102,7 @@ pub fn colour_by_structure(n: usize, edges: &[(u32, u32, u64)]) -> Option<Struct
                 .iter()
                 .all(|&e| edges[e as usize].2 == edges[comp_edges[0] as usize].2)
         {
-            complete_uniform(edges, &verts, &comp_edges)
+            complete_uniform(edges, &verts, &comp_edges)?
         } else {
             return None;
         };
@@ -221,7 +222,9 @@ fn path_or_cycle(
         prev = next;
     }
     let m: Vec<u64> = order.iter().map(|&e| edges[e as usize].2).collect();
-    let total: u64 = m.iter().sum();
+    // The odd cycle's inside count: checked (DESIGN.md §10); a cycle whose
+    // chunks pass `u64` is not coloured here.
+    let total = checked_sum(m.iter().copied())?;
     let delta = verts.iter().map(|&v| deg[v as usize]).max().unwrap_or(0);
     let odd_cycle = is_cycle && k % 2 == 1;
     let gamma = if odd_cycle {
@@ -288,8 +291,9 @@ fn path_or_cycle(
     Some((rounds, used.min(t), odd.filter(|_| used == t)))
 }
 
-/// Round-robin 1-factorisation of a uniform complete component (module docs).
-fn complete_uniform(edges: &[(u32, u32, u64)], verts: &[u32], comp_edges: &[u32]) -> Part {
+/// Round-robin 1-factorisation of a uniform complete component (module
+/// docs); `None` when its tick or inside count passes `u64`.
+fn complete_uniform(edges: &[(u32, u32, u64)], verts: &[u32], comp_edges: &[u32]) -> Option<Part> {
     let k = verts.len();
     let m = edges[comp_edges[0] as usize].2;
     let local: HashMap<u32, usize> = verts.iter().enumerate().map(|(i, &v)| (v, i)).collect();
@@ -317,10 +321,11 @@ fn complete_uniform(edges: &[(u32, u32, u64)], verts: &[u32], comp_edges: &[u32]
         }
         rounds.push((m, round));
     }
-    let ticks = m * fixed as u64;
-    let total = m * comp_edges.len() as u64;
+    // Checked (DESIGN.md §10): the odd set's inside count is a witness.
+    let ticks = m.checked_mul(fixed as u64)?;
+    let total = m.checked_mul(comp_edges.len() as u64)?;
     let odd = (k % 2 == 1 && k >= 3).then(|| (verts.to_vec(), total));
-    (rounds, ticks, odd)
+    Some((rounds, ticks, odd))
 }
 
 /// Merges colourings of vertex-disjoint parts tick by tick: the result has

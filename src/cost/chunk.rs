@@ -28,7 +28,7 @@
 //! other `c`.
 
 use super::model::CostModel;
-use crate::bounds::{Direction, Witness};
+use crate::bounds::{checked_sum, odd_set_ticks, Direction, Witness};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model, Slot};
 use serde::{Deserialize, Serialize};
@@ -215,10 +215,12 @@ impl<'a> TickBounds<'a> {
             }
         }
         for (slots, inside) in &self.sets {
-            let e: u64 = inside
-                .iter()
-                .fold(0u64, |a, &i| a.saturating_add(ds[i].bits.div_ceil(c)));
-            let bound = (2 * e as u128).div_ceil((slots.len() - 1) as u128) as u64;
+            // A set whose chunks at `c` pass `u64` bounds nothing here (no
+            // witness states a saturated count, DESIGN.md §10).
+            let Some(e) = checked_sum(inside.iter().map(|&i| ds[i].bits.div_ceil(c))) else {
+                continue;
+            };
+            let bound = odd_set_ticks(slots.len(), e);
             if bound > best.0 {
                 best = (
                     bound,

@@ -28,37 +28,52 @@
 //!
 //! Single-port instances only: multi-port slots have their own exact
 //! engine ([`super::multiport`]).
+//!
+//! Time: the parts share the whole solve's deadline. Each part is given
+//! the time left when it starts (zero once the deadline has passed), not
+//! a fresh limit of its own, so a limited solve of several classes ends
+//! by the caller's `--time-limit` as a solve of one part does.
 
 use super::classes::{classes, components, Class, Component};
-use super::{note_cut_short, Solution, CUT_SHORT};
+use super::{note_cut_short, time_left, Solution, CUT_SHORT};
 use crate::bounds::{simple_bounds, Bounds, LowerBound, Witness};
 use crate::colour::zip_rounds;
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
 use rayon::prelude::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// A solver of one part (a class's representative component): the
-/// caller's whole solve, so a part gets every path an instance gets.
-pub(crate) type PartSolver<'a> = &'a (dyn Fn(&Instance) -> Option<Solution> + Sync);
+/// A solver of one part (a class's representative component) within a
+/// time limit (`None`: none): the caller's whole solve, so a part gets
+/// every path an instance gets.
+pub(crate) type PartSolver<'a> =
+    &'a (dyn Fn(&Instance, Option<Duration>) -> Option<Solution> + Sync);
 
 /// The union of equal components solved per class, else a heavy one-sided
 /// support solved exactly (module docs); `None` when neither applies.
+/// `deadline`: the end of the whole solve's time, shared by the parts.
 pub(crate) fn solve_at_scale(
     inst: &Instance,
     g: &DemandGraph,
+    deadline: Option<Instant>,
     solve_part: PartSolver,
 ) -> Option<Solution> {
     if !inst.is_single_port() {
         return None;
     }
-    solve_by_classes(inst, g, solve_part).or_else(|| solve_one_sided(inst, g))
+    solve_by_classes(inst, g, deadline, solve_part).or_else(|| solve_one_sided(inst, g))
 }
 
 /// Equal components (module docs): `None` unless the support has two
-/// components or more and at most half as many classes.
-fn solve_by_classes(inst: &Instance, g: &DemandGraph, solve_part: PartSolver) -> Option<Solution> {
+/// components or more and at most half as many classes. Each part gets
+/// the time left before `deadline` when it starts.
+fn solve_by_classes(
+    inst: &Instance,
+    g: &DemandGraph,
+    deadline: Option<Instant>,
+    solve_part: PartSolver,
+) -> Option<Solution> {
     let t = Instant::now();
     if inst.has_demand_bw() {
         return None;
@@ -86,7 +101,10 @@ fn solve_by_classes(inst: &Instance, g: &DemandGraph, solve_part: PartSolver) ->
     };
     let solved: Vec<Solution> = classes
         .par_iter()
-        .map(|c| solve_part(&part_instance(inst, &comps[c.members[0]], model)))
+        .map(|c| {
+            let part = part_instance(inst, &comps[c.members[0]], model);
+            solve_part(&part, time_left(deadline))
+        })
         .collect::<Option<_>>()?;
     let parts = classes
         .iter()
@@ -255,4 +273,65 @@ fn is_one_sided(g: &DemandGraph) -> bool {
         .iter()
         .zip(&g.in_degree)
         .all(|(&out, &inn)| out == 0 || inn == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::portfolio::{solve_instance, SolveRequest};
+    use std::sync::Mutex;
+
+    /// Four equal components (one class): triangles with a chord's worth
+    /// of extra traffic on one side, STRICT1.
+    fn four_triangles() -> Instance {
+        let demands = (0..4u32).flat_map(|c| {
+            let b = 3 * c;
+            [(b, b + 1, 3), (b + 1, b + 2, 2), (b + 2, b, 1)].map(|(src, dst, bits)| Demand {
+                src,
+                dst,
+                bits,
+            })
+        });
+        Instance::new(Model::Strict1, 12, 1, demands, &Limits::default()).unwrap()
+    }
+
+    /// Solves `inst` by classes with `deadline`, returning the solution and
+    /// the time limit each part was given.
+    fn by_classes(inst: &Instance, deadline: Option<Instant>) -> (Solution, Vec<Option<Duration>>) {
+        let limits = Mutex::new(Vec::new());
+        let part = |p: &Instance, time_limit: Option<Duration>| {
+            limits.lock().unwrap().push(time_limit);
+            let request = SolveRequest {
+                time_limit,
+                ..Default::default()
+            };
+            solve_instance(p, &request).ok()
+        };
+        let g = DemandGraph::new(inst);
+        let sol = solve_by_classes(inst, &g, deadline, &part).expect("one class of four");
+        (sol, limits.into_inner().unwrap())
+    }
+
+    #[test]
+    fn parts_share_the_solve_deadline() {
+        let inst = four_triangles();
+        // No limit: the parts get none.
+        let (free, limits) = by_classes(&inst, None);
+        assert_eq!(limits, vec![None]);
+        // A deadline that has passed: the parts get no time, not a fresh
+        // limit of their own.
+        let (late, limits) = by_classes(&inst, Some(Instant::now()));
+        assert_eq!(limits, vec![Some(Duration::ZERO)]);
+        // A distant deadline: what is left of it, never more.
+        let hour = Duration::from_secs(3600);
+        let (early, limits) = by_classes(&inst, Some(Instant::now() + hour));
+        assert!(
+            matches!(limits[..], [Some(l)] if l <= hour && l > hour / 2),
+            "{limits:?}"
+        );
+        // A limit that is not reached changes nothing.
+        assert_eq!(early.schedule, free.schedule);
+        assert_eq!(free.ticks, 6);
+        assert_eq!(late.ticks, free.ticks);
+    }
 }

@@ -66,6 +66,13 @@ pub struct SolveOptions {
     pub deadline: Option<Instant>,
 }
 
+/// The time left before `deadline` (zero once it has passed; `None`: no
+/// deadline): the limit a nested solve gets, so that it ends by its
+/// caller's deadline instead of starting a fresh limit of its own.
+pub(crate) fn time_left(deadline: Option<Instant>) -> Option<Duration> {
+    deadline.map(|d| d.saturating_duration_since(Instant::now()))
+}
+
 /// Key in [`SolveStats::details`]: the phases (`"bounds"`, `"greedy"`,
 /// `"exact"`) that a time limit cut short or skipped, in solve order.
 pub const CUT_SHORT: &str = "cut_short";

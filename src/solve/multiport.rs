@@ -201,10 +201,7 @@ fn strict1_split(
     let copy_inst = split.instance(Model::Strict1);
     // The one-port engine gets what is left of this solve's time, not a
     // fresh limit of its own.
-    let time_limit = opts
-        .deadline
-        .map(|d| d.saturating_duration_since(Instant::now()))
-        .or(opts.time_limit);
+    let time_limit = super::time_left(opts.deadline).or(opts.time_limit);
     let sol = one_port(&copy_inst, greedy_only, time_limit);
     let rounds = split.pool_rounds(&copy_inst, &sol.schedule);
     let cut = sol

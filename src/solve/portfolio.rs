@@ -160,12 +160,11 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         }
     }
     // Structure at scale (issue 39, module at_scale): a union of equal
-    // components solved once per class (each part by this very function),
-    // a heavy one-sided (bipartite) STRICT1 support exactly by König;
-    // before the binary split, a heuristic.
+    // components solved once per class, a heavy one-sided (bipartite)
+    // STRICT1 support exactly by König; before the binary split, a
+    // heuristic.
     if request.solver == SolverChoice::Auto {
-        let part = |p: &Instance| solve_instance(p, request).ok();
-        if let Some(sol) = super::at_scale::solve_at_scale(inst, &g, &part) {
+        if let Some(sol) = at_scale(inst, &g, request, t0) {
             return finish(inst, sol, t0, 0.0);
         }
     }
@@ -264,6 +263,23 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         note_cut_short(&mut sol.stats, "bounds");
     }
     finish(inst, sol, t0, bounds_seconds)
+}
+
+/// [`super::at_scale::solve_at_scale`] with each part solved by this very
+/// function, within the time left of the solve that started at `t0`: the
+/// parts share its deadline instead of each starting a fresh limit.
+fn at_scale(
+    inst: &Instance,
+    g: &DemandGraph,
+    request: &SolveRequest,
+    t0: Instant,
+) -> Option<Solution> {
+    let part = |p: &Instance, time_limit| {
+        let solver = request.solver;
+        solve_instance(p, &SolveRequest { solver, time_limit }).ok()
+    };
+    let deadline = request.time_limit.map(|limit| t0 + limit);
+    super::at_scale::solve_at_scale(inst, g, deadline, &part)
 }
 
 /// The one-port engine of the multi-port solver's odd-port split

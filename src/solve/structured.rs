@@ -13,7 +13,7 @@
 
 use super::orient::edge_rounds_to_schedule;
 use super::{Solution, Status};
-use crate::bounds::{capacity_bound, degree_bound, quick_bounds, Bounds, LowerBound, Witness};
+use crate::bounds::{capacity_bound, degree_bound, quick_bounds, Bounds, LowerBound};
 use crate::colour::{backbone_may_apply, colour_backbone, colour_by_structure, ColourInput};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
@@ -29,17 +29,9 @@ pub fn solve_by_structure(inst: &Instance, g: &DemandGraph) -> Option<Solution> 
     let edges = g.edge_triples();
     let s = colour_by_structure(inst.slots as usize, &edges)?;
     let degree = degree_bound(inst, g);
-    let odd_set = s.odd_set.map(|(slots, inside)| {
-        let bound = ((2 * inside as u128).div_ceil(slots.len() as u128 - 1)) as u64;
-        LowerBound {
-            ticks: bound,
-            witness: Witness::OddSet {
-                slots,
-                chunks_inside: inside,
-                bound,
-            },
-        }
-    });
+    let odd_set = s
+        .odd_set
+        .map(|(slots, inside)| LowerBound::odd_set(slots, inside));
     let best = match &odd_set {
         Some(o) if o.ticks > degree.ticks => o.clone(),
         _ => degree.clone(),

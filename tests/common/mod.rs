@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tickopt::instance::{Demand, Instance, Limits, Model};
 
+mod programs;
+#[allow(unused_imports)] // not every test file uses them
+pub use programs::*;
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tickopt"))
 }

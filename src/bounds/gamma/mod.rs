@@ -154,9 +154,9 @@ pub struct OddSetDensity {
 ///
 /// The answer is exact: integer arithmetic throughout, no floating point,
 /// and the returned set is a maximiser (when several sets tie, any one of
-/// them). `inside` is `E(S)`; it saturates at `u64::MAX` only if `E(S)`
-/// itself exceeds `u64` (impossible when the total multiplicity fits in
-/// `u64`). See the module docs for the bound on input size (beyond it the
+/// them). `inside` is `E(S)`; a set whose `E(S)` exceeds `u64` is not
+/// returned (`None`; impossible when the total multiplicity fits in
+/// `u64`), never a saturated count. See the module docs for the bound on input size (beyond it the
 /// function answers `None`). Never panics.
 ///
 /// Complexity: `O(m log n)` for merging edges and the greedy start, then per
@@ -179,10 +179,9 @@ pub fn quick_odd_density(n: usize, edges: &[(u32, u32, u64)], delta: u64) -> Opt
     let (g, deg) = support(n, edges)?;
     let (slots, inside) = peeling_candidate(&g, &deg)?;
     let dense = 2 * inside > u128::from(delta) * (slots.len() as u128 - 1);
-    dense.then(|| OddSetDensity {
-        slots,
-        inside: u64::try_from(inside).unwrap_or(u64::MAX),
-    })
+    // An `E(S)` past `u64` is no witness (DESIGN.md §10): no set.
+    let inside = u64::try_from(inside).ok()?;
+    dense.then_some(OddSetDensity { slots, inside })
 }
 
 /// The most vertices one odd-cut test of [`max_odd_density`] can face on
@@ -244,6 +243,8 @@ pub struct OddSetSearch {
     /// Whether the search finished: then `best` is exactly as in
     /// [`max_odd_density`]. When the deadline cut it short, `best` is still
     /// a valid odd set (its density is real) but a denser one may exist.
+    /// Also false when the densest set's `E(S)` passes `u64` (it is then
+    /// dropped, not saturated).
     pub complete: bool,
 }
 
@@ -403,12 +404,28 @@ fn search(
             }
         }
     }
-    OddSetSearch {
-        best: best.map(|(slots, inside)| OddSetDensity {
-            slots,
-            inside: u64::try_from(inside).unwrap_or(u64::MAX),
-        }),
-        complete,
+    OddSetSearch::of(best, complete)
+}
+
+impl OddSetSearch {
+    /// The search's answer from its best set and `E(S)` (`u128`). An
+    /// `E(S)` past `u64` is no witness (DESIGN.md §10): the set is dropped
+    /// and the search says it is incomplete.
+    fn of(best: Option<(Vec<u32>, u128)>, complete: bool) -> OddSetSearch {
+        match best.map(|(slots, inside)| (slots, u64::try_from(inside))) {
+            None => OddSetSearch {
+                best: None,
+                complete,
+            },
+            Some((slots, Ok(inside))) => OddSetSearch {
+                best: Some(OddSetDensity { slots, inside }),
+                complete,
+            },
+            Some((_, Err(_))) => OddSetSearch {
+                best: None,
+                complete: false,
+            },
+        }
     }
 }
 

@@ -163,13 +163,19 @@ fn triangles() {
     let m = 1u64 << 62;
     let r = max_odd_density(3, &[(0, 1, m), (1, 2, m), (0, 2, m)], 2 * m).unwrap();
     assert_eq!(r.inside, 3 * m);
-    let r = max_odd_density(
-        3,
-        &[(0, 1, u64::MAX), (1, 2, u64::MAX), (0, 2, u64::MAX)],
-        u64::MAX,
-    );
-    // Delta = 2^65 - 2 exceeds u64, the caller's delta is raised to it.
-    assert!(r.is_some());
+    // Delta = 2^65 - 2 exceeds u64, the caller's delta is raised to it; the
+    // triangle is denser, but its E(S) = 3 (2^64 - 1) passes u64 too: no
+    // set is returned with a saturated count (DESIGN.md §10), and the
+    // search says it is incomplete.
+    let huge = [(0, 1, u64::MAX), (1, 2, u64::MAX), (0, 2, u64::MAX)];
+    assert_eq!(max_odd_density(3, &huge, u64::MAX), None);
+    let r = max_odd_density_until(3, &huge, u64::MAX, None);
+    assert_eq!((r.best, r.complete), (None, false));
+    assert_eq!(quick_odd_density(3, &huge, 0), None);
+    // Just inside u64: E(S) = 3 x (2^64 - 1) / 3.
+    let m = u64::MAX / 3;
+    let r = max_odd_density(3, &[(0, 1, m), (1, 2, m), (0, 2, m)], 2 * m).unwrap();
+    assert_eq!(r.inside, 3 * m);
 }
 
 #[test]

@@ -76,6 +76,21 @@ fn complete_uniform_is_optimal() {
 }
 
 #[test]
+fn counts_past_u64_are_left_to_the_engine_not_wrapped() {
+    // Degrees fit (2^63) but the odd set's inside count does not: a 5-cycle
+    // of 2^62 (5 x 2^62 > 2^64) and a K5 of 2^61 (10 x 2^61). No witness
+    // may state a wrapped count, so structure declines.
+    assert!(colour_by_structure(5, &cycle(5, 1 << 62)).is_none());
+    assert!(colour_by_structure(5, &complete(5, 1 << 61)).is_none());
+    // Degrees past u64 decline too.
+    assert!(colour_by_structure(3, &[(0, 1, u64::MAX), (1, 2, 1)]).is_none());
+    // Below: 5 x 2^61 fits and is coloured with its witness.
+    let m = 1u64 << 61;
+    let s = colour_by_structure(5, &cycle(5, m)).expect("fits");
+    assert_eq!(s.odd_set, Some(((0..5).collect(), 5 * m)));
+}
+
+#[test]
 fn large_round_robin_is_a_one_factorisation() {
     for k in [999u32, 1000] {
         let e = complete(k, 2);
