@@ -122,25 +122,38 @@ impl Planner {
         }
         let n = inst.slots as usize;
         let table = &mut kept.table;
-        // One pass over the pairs: chunks that went away come out now, the
-        // missing ones are listed and go in after the length is set.
-        let mut missing = Vec::new();
+        // Chunks that went away come out now, the missing ones are listed
+        // and go in after the length is set: by demand against the kept
+        // instance when the demands are the same pairs (the table holds
+        // exactly its chunks), else one pass over all pairs.
+        let same = same_pairs(&kept.inst, inst);
         let counts = inst.chunk_counts();
-        for (u, row) in index.chunks(n).enumerate() {
-            for (v, &i) in row.iter().enumerate() {
-                let want = match i {
-                    NO_DEMAND => 0,
-                    i => counts[i as usize] as usize,
-                };
-                let have = table.chunks(u, v);
-                if want == have {
-                    continue;
+        let mut missing = Vec::new();
+        let mut settle = |table: &mut TickTable, (u, v): (usize, usize), want: usize| {
+            let have = table.chunks(u, v);
+            for _ in want..have {
+                table.remove(u, v);
+            }
+            if want > have {
+                missing.push((u * n + v, want - have));
+            }
+        };
+        if same {
+            let before = kept.inst.chunk_counts();
+            for (i, d) in inst.demands().iter().enumerate() {
+                if counts[i] != before[i] {
+                    let pair = (d.src as usize, d.dst as usize);
+                    settle(table, pair, counts[i] as usize);
                 }
-                for _ in want..have {
-                    table.remove(u, v);
-                }
-                if want > have {
-                    missing.push((u * n + v, want - have));
+            }
+        } else {
+            for (u, row) in index.chunks(n).enumerate() {
+                for (v, &i) in row.iter().enumerate() {
+                    let want = match i {
+                        NO_DEMAND => 0,
+                        i => counts[i as usize] as usize,
+                    };
+                    settle(table, (u, v), want);
                 }
             }
         }
@@ -160,7 +173,7 @@ impl Planner {
         // only the rounds that changed.
         let dirty = table.take_dirty();
         let per_tick = kept.schedule.rounds.iter().all(|r| r.repeat == 1);
-        let patched = per_tick && same_pairs(&kept.inst, inst);
+        let patched = per_tick && same;
         let schedule = if patched {
             table.patch(kept.schedule.clone(), &dirty, &index)
         } else {
