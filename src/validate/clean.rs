@@ -100,7 +100,7 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
 }
 
 /// Entries below which [`clean_rounds`] stays on the calling thread.
-const SEQUENTIAL_ENTRIES: usize = 1 << 14;
+const SEQUENTIAL_ENTRIES: usize = 1 << 16;
 
 /// Most demand ranges [`clean_rounds`] counts on (each scans every clean
 /// round).
