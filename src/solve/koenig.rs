@@ -134,14 +134,18 @@ const NONE: u32 = u32::MAX;
 /// bytes each, 24 MiB here); above it, a binary heap.
 const BUCKET_MAX_DELTA: u64 = 1 << 20;
 
-/// The peeler's priority queue of `(key, edge)`, smallest key first, with
-/// lazy deletion (the caller skips stale entries). Keys only grow past the
+/// The peeler's priority queue of `(key, edge, left end)`, smallest key
+/// first, with lazy deletion (the caller skips stale entries: the left end
+/// lets it tell from per-vertex state alone, without the edge record). Keys only grow past the
 /// ticks peeled, so up to [`BUCKET_MAX_DELTA`] a bucket per key with a
-/// cursor (a lower bound of the smallest key) serves it in O(1) amortised (the heap's sifts were a third of the
-/// peeling on a 1,024-slot MoE).
+/// cursor (a lower bound of the smallest key) serves it in O(1) amortised
+/// (the heap's sifts were a third of the peeling on a 1,024-slot MoE).
 enum KeyQueue {
-    Heap(BinaryHeap<Reverse<(u64, u32)>>),
-    Buckets { buckets: Vec<Vec<u32>>, cur: usize },
+    Heap(BinaryHeap<Reverse<(u64, u32, u32)>>),
+    Buckets {
+        buckets: Vec<Vec<(u32, u32)>>,
+        cur: usize,
+    },
 }
 
 impl KeyQueue {
@@ -158,27 +162,27 @@ impl KeyQueue {
 
     /// `key` is at most Delta and above every key already popped (keys
     /// between those popped and the cursor are fine).
-    fn push(&mut self, key: u64, e: u32) {
+    fn push(&mut self, key: u64, e: u32, left: u32) {
         match self {
-            KeyQueue::Heap(h) => h.push(Reverse((key, e))),
+            KeyQueue::Heap(h) => h.push(Reverse((key, e, left))),
             KeyQueue::Buckets { buckets, cur } => {
                 // A key below the cursor (pushed after a peek moved it on)
                 // moves it back: the cursor is a lower bound, not the min.
                 *cur = (*cur).min(key as usize);
-                buckets[key as usize].push(e)
+                buckets[key as usize].push((e, left))
             }
         }
     }
 
-    fn peek(&mut self) -> Option<(u64, u32)> {
+    fn peek(&mut self) -> Option<(u64, u32, u32)> {
         match self {
             KeyQueue::Heap(h) => h.peek().map(|r| r.0),
             KeyQueue::Buckets { buckets, cur } => {
                 while *cur < buckets.len() && buckets[*cur].is_empty() {
                     *cur += 1;
                 }
-                let e = *buckets.get(*cur)?.last()?;
-                Some((*cur as u64, e))
+                let (e, left) = *buckets.get(*cur)?.last()?;
+                Some((*cur as u64, e, left))
             }
         }
     }
@@ -203,30 +207,32 @@ const DENSE_INDEX_MAX_SLOTS: usize = 2048;
 struct Edge {
     left: u32,
     right: u32,
-    /// Multiplicity when not matched; when matched, see `Peeler::remaining`.
+    /// Multiplicity when not matched; when matched, see `Peeler::peeled`.
     mult: u64,
     /// Demand index, or NONE for a dummy pair.
     demand: u32,
-    /// Position in `adj[left]`, for O(1) removal.
-    pos: u32,
-    /// Position in `radj[right]`.
-    rpos: u32,
 }
 
 struct Peeler {
     edges: Vec<Edge>,
-    /// Live edges at each left vertex as (edge, right end): the right end
-    /// is stored inline so the BFS scans one contiguous array.
+    /// Edges at each left vertex as (edge, right end): the right end is
+    /// stored inline so the BFS scans one contiguous array. Exhausted
+    /// edges stay until a scan meets them (`alive` tells), then go: a
+    /// removal touches no list, the lists need no back-pointers.
     adj: Vec<Vec<(u32, u32)>>,
-    /// Live edges at each right vertex as (edge, left end).
+    /// Edges at each right vertex as (edge, left end), the same way.
     radj: Vec<Vec<(u32, u32)>>,
-    /// Live edge of each (left, right) pair when `n <= DENSE_INDEX_MAX_SLOTS`
-    /// (NONE if absent or exhausted; with two edges on one pair, one of
-    /// them): lets [`Peeler::swap_repair`] test a pair in O(1).
+    /// One bit per edge: not exhausted yet.
+    alive: Vec<u64>,
+    /// An edge of each (left, right) pair when `n <= DENSE_INDEX_MAX_SLOTS`
+    /// (with two edges on one pair, one of them), read only where
+    /// `pair_live` says: lets [`Peeler::swap_repair`] test a pair in O(1).
     pair_edge: Vec<u32>,
-    /// One bit per (left, right) pair: whether `pair_edge` holds an edge
-    /// there. Tested before `pair_edge` is read (n^2 bits stay in cache
-    /// where n^2 words do not: 512 KiB at 2048 slots).
+    /// One bit per (left, right) pair: whether `pair_edge` holds a live
+    /// edge there; cleared when an edge of the pair runs out (with two
+    /// edges on it, the other is then reached through the lists only).
+    /// Tested before `pair_edge` is read (n^2 bits stay in cache where n^2
+    /// words do not: 512 KiB at 2048 slots).
     pair_live: Vec<u64>,
     n: usize,
     match_left: Vec<u32>,
@@ -237,10 +243,13 @@ struct Peeler {
     match_demand: Vec<u32>,
     /// Right end of the edge matched at each left vertex (NONE: unmatched).
     mate: Vec<u32>,
+    /// Left end of the edge matched at each right vertex (when matched).
+    rmate: Vec<u32>,
     /// Ticks peeled so far; a matched edge's remaining multiplicity is
     /// `key - peeled` where `key = mult_when_matched + peeled_when_matched`.
     peeled: u64,
-    keys: Vec<u64>,
+    /// Key of the edge matched at each left vertex.
+    match_key: Vec<u64>,
     heap: KeyQueue,
     // BFS scratch.
     seen: Vec<u64>,
@@ -249,50 +258,83 @@ struct Peeler {
     queue: Vec<u32>,
 }
 
+/// `mult` chunks from sender `left` to receiver `right` of the bipartite
+/// multigraph the peeler colours, for demand `demand` (NONE: a dummy pair
+/// of the regularisation).
+#[derive(Clone, Copy, Debug)]
+struct ChunkArc {
+    left: u32,
+    right: u32,
+    mult: u64,
+    demand: u32,
+}
+
+/// Chunk degrees of `arcs` on `n` senders then `n` receivers (receiver `r`
+/// at index `n + r`).
+fn degrees(n: usize, arcs: &[ChunkArc]) -> Vec<u64> {
+    let mut deg = vec![0u64; 2 * n];
+    for a in arcs {
+        deg[a.left as usize] += a.mult;
+        deg[n + a.right as usize] += a.mult;
+    }
+    deg
+}
+
 /// Builds the Delta-tick schedule of a READ1_WRITE1 instance (the model
 /// field of `inst` is not consulted: the demands are read as a bipartite
 /// multigraph).
 pub fn koenig_schedule(inst: &Instance) -> Schedule {
     let n = inst.slots as usize;
-    let mut out = vec![0u64; n];
-    let mut inn = vec![0u64; n];
-    let mut edges = Vec::with_capacity(inst.demands().len() + 2 * n);
-    for (i, d) in inst.demands().iter().enumerate() {
-        out[d.src as usize] += inst.chunks(i);
-        inn[d.dst as usize] += inst.chunks(i);
-        edges.push(Edge {
+    let arcs: Vec<ChunkArc> = inst
+        .demands()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| ChunkArc {
             left: d.src,
             right: d.dst,
             mult: inst.chunks(i),
             demand: i as u32,
-            pos: 0,
-            rpos: 0,
-        });
-    }
-    let delta = out.iter().chain(inn.iter()).copied().max().unwrap_or(0);
-    let mut schedule = Schedule::new();
+        })
+        .collect();
+    peel(n, arcs)
+}
+
+/// The peeling of module docs on `arcs` over `n` senders and receivers:
+/// `Delta` ticks.
+fn peel(n: usize, mut arcs: Vec<ChunkArc>) -> Schedule {
+    let deg = degrees(n, &arcs);
+    let delta = deg.iter().copied().max().unwrap_or(0);
     if delta == 0 {
-        return schedule;
+        return Schedule::new();
     }
-    // Regularise: pair deficient senders with deficient receivers.
-    let mut def_l: Vec<(usize, u64)> = (0..n)
-        .filter(|&v| out[v] < delta)
-        .map(|v| (v, delta - out[v]))
-        .collect();
-    let mut def_r: Vec<(usize, u64)> = (0..n)
-        .filter(|&v| inn[v] < delta)
-        .map(|v| (v, delta - inn[v]))
-        .collect();
+    regularise(n, &deg, delta, &mut arcs);
+    let mut p = Peeler::new(n, &arcs, delta);
+    drop(arcs);
+    for u in 0..n {
+        p.augment(u as u32);
+    }
+    p.run(delta)
+}
+
+/// Pairs deficient senders with deficient receivers (dummy arcs, demand
+/// NONE) until every degree is `delta`: at most `2 n` arcs. `deg` as
+/// [`degrees`] gives it.
+fn regularise(n: usize, deg: &[u64], delta: u64, arcs: &mut Vec<ChunkArc>) {
+    let deficient = |side: &[u64]| -> Vec<(usize, u64)> {
+        (0..n)
+            .filter(|&v| side[v] < delta)
+            .map(|v| (v, delta - side[v]))
+            .collect()
+    };
+    let (mut def_l, mut def_r) = (deficient(&deg[..n]), deficient(&deg[n..]));
     let (mut i, mut j) = (0, 0);
     while i < def_l.len() && j < def_r.len() {
         let m = def_l[i].1.min(def_r[j].1);
-        edges.push(Edge {
+        arcs.push(ChunkArc {
             left: def_l[i].0 as u32,
             right: def_r[j].0 as u32,
             mult: m,
             demand: NONE,
-            pos: 0,
-            rpos: 0,
         });
         def_l[i].1 -= m;
         def_r[j].1 -= m;
@@ -303,190 +345,214 @@ pub fn koenig_schedule(inst: &Instance) -> Schedule {
             j += 1;
         }
     }
-    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    let mut radj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    let mut pair_edge = if n <= DENSE_INDEX_MAX_SLOTS {
-        vec![NONE; n * n]
-    } else {
-        Vec::new()
-    };
-    for (e, edge) in edges.iter_mut().enumerate() {
-        edge.pos = adj[edge.left as usize].len() as u32;
-        adj[edge.left as usize].push((e as u32, edge.right));
-        edge.rpos = radj[edge.right as usize].len() as u32;
-        radj[edge.right as usize].push((e as u32, edge.left));
-        if !pair_edge.is_empty() {
-            pair_edge[edge.left as usize * n + edge.right as usize] = e as u32;
-        }
-    }
-    let m = edges.len();
-    let mut pair_live = vec![0u64; pair_edge.len().div_ceil(64)];
-    for (i, &e) in pair_edge.iter().enumerate() {
-        if e != NONE {
-            pair_live[i / 64] |= 1 << (i % 64);
-        }
-    }
-    let mut p = Peeler {
-        edges,
-        adj,
-        radj,
-        pair_edge,
-        pair_live,
-        n,
-        match_left: vec![NONE; n],
-        match_right: vec![NONE; n],
-        match_demand: vec![NONE; n],
-        mate: vec![NONE; n],
-        peeled: 0,
-        keys: vec![0; m],
-        heap: KeyQueue::new(delta),
-        seen: vec![0; n],
-        stamp: 0,
-        parent: vec![NONE; n],
-        queue: Vec::new(),
-    };
-    for u in 0..n {
-        p.augment(u as u32);
-    }
-    let mut round = Vec::with_capacity(n);
-    while p.peeled < delta {
-        // Smallest remaining multiplicity on the matching (lazy heap).
-        let r = loop {
-            let (key, e) = p
-                .heap
-                .peek()
-                .expect("perfect matching is never empty while ticks remain");
-            if p.is_matched(e) && p.keys[e as usize] == key {
-                break key - p.peeled;
-            }
-            p.heap.pop();
-        };
-        round.clear();
-        round.extend(p.match_demand.iter().copied().filter(|&d| d != NONE));
-        schedule.push(r, round.clone());
-        p.peeled += r;
-        // Remove the pairs that ran out, then repair the matching.
-        let mut freed = Vec::new();
-        while let Some((key, e)) = p.heap.peek() {
-            if key > p.peeled {
-                break;
-            }
-            p.heap.pop();
-            if p.is_matched(e) && p.keys[e as usize] == key {
-                let (l, rt) = (p.edges[e as usize].left, p.edges[e as usize].right);
-                p.match_left[l as usize] = NONE;
-                p.match_right[rt as usize] = NONE;
-                p.match_demand[l as usize] = NONE;
-                p.mate[l as usize] = NONE;
-                p.edges[e as usize].mult = 0;
-                p.remove_from_adj(e);
-                freed.push((l, rt));
-            }
-        }
-        if p.peeled < delta {
-            // Repairs only ever match right vertices, so the first freed
-            // right vertex still free only moves forward: O(freed) in all.
-            let mut free_right = 0;
-            for k in 0..freed.len() {
-                let l = freed[k].0;
-                while free_right < freed.len()
-                    && p.match_right[freed[free_right].1 as usize] != NONE
-                {
-                    free_right += 1;
-                }
-                let v = freed.get(free_right).map(|f| f.1);
-                if !v.is_some_and(|v| p.swap_repair(l, v)) {
-                    p.augment(l);
-                }
-            }
-        }
-    }
-    schedule
 }
 
 impl Peeler {
-    fn is_matched(&self, e: u32) -> bool {
-        self.match_left[self.edges[e as usize].left as usize] == e
+    /// The peeler's state for the regular `arcs` (degree `delta`), nothing
+    /// matched yet.
+    fn new(n: usize, arcs: &[ChunkArc], delta: u64) -> Peeler {
+        let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut radj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut pair_edge = if n <= DENSE_INDEX_MAX_SLOTS {
+            vec![NONE; n * n]
+        } else {
+            Vec::new()
+        };
+        let mut edges = Vec::with_capacity(arcs.len());
+        for (e, a) in arcs.iter().enumerate() {
+            edges.push(Edge {
+                left: a.left,
+                right: a.right,
+                mult: a.mult,
+                demand: a.demand,
+            });
+            adj[a.left as usize].push((e as u32, a.right));
+            radj[a.right as usize].push((e as u32, a.left));
+            if !pair_edge.is_empty() {
+                pair_edge[a.left as usize * n + a.right as usize] = e as u32;
+            }
+        }
+        let mut pair_live = vec![0u64; pair_edge.len().div_ceil(64)];
+        for (i, &e) in pair_edge.iter().enumerate() {
+            if e != NONE {
+                pair_live[i / 64] |= 1 << (i % 64);
+            }
+        }
+        Peeler {
+            edges,
+            adj,
+            radj,
+            alive: vec![u64::MAX; arcs.len().div_ceil(64)],
+            pair_edge,
+            pair_live,
+            n,
+            match_left: vec![NONE; n],
+            match_right: vec![NONE; n],
+            match_demand: vec![NONE; n],
+            mate: vec![NONE; n],
+            rmate: vec![NONE; n],
+            peeled: 0,
+            match_key: vec![0; n],
+            heap: KeyQueue::new(delta),
+            seen: vec![0; n],
+            stamp: 0,
+            parent: vec![NONE; n],
+            queue: Vec::new(),
+        }
     }
 
-    fn remove_from_adj(&mut self, e: u32) {
-        let (l, pos) = (
-            self.edges[e as usize].left as usize,
-            self.edges[e as usize].pos as usize,
-        );
-        let (last, _) = *self.adj[l].last().expect("edge is in its adjacency list");
-        self.adj[l].swap_remove(pos);
-        if last != e {
-            self.edges[last as usize].pos = pos as u32;
+    /// Peels the perfect matching (every left vertex matched) until
+    /// `delta` ticks are out: the schedule.
+    fn run(&mut self, delta: u64) -> Schedule {
+        let mut schedule = Schedule::new();
+        let mut round = Vec::with_capacity(self.n);
+        let mut freed = Vec::new();
+        while self.peeled < delta {
+            // Smallest remaining multiplicity on the matching (lazy heap).
+            let r = loop {
+                let (key, e, l) = self
+                    .heap
+                    .peek()
+                    .expect("perfect matching is never empty while ticks remain");
+                if self.is_current(key, e, l) {
+                    break key - self.peeled;
+                }
+                self.heap.pop();
+            };
+            round.clear();
+            round.extend(self.match_demand.iter().copied().filter(|&d| d != NONE));
+            schedule.push(r, round.clone());
+            self.peeled += r;
+            self.remove_exhausted(&mut freed);
+            if self.peeled < delta {
+                self.repair(&freed);
+            }
         }
-        let (r, rpos) = (
-            self.edges[e as usize].right as usize,
-            self.edges[e as usize].rpos as usize,
-        );
-        if !self.pair_edge.is_empty() && self.pair_edge[l * self.n + r] == e {
-            self.pair_edge[l * self.n + r] = NONE;
-            let i = l * self.n + r;
+        schedule
+    }
+
+    /// Removes the matched pairs that ran out at the ticks peeled so far;
+    /// `freed` gets their ends `(left, right)`, now unmatched.
+    fn remove_exhausted(&mut self, freed: &mut Vec<(u32, u32)>) {
+        freed.clear();
+        while let Some((key, e, l)) = self.heap.peek() {
+            if key > self.peeled {
+                break;
+            }
+            self.heap.pop();
+            if self.is_current(key, e, l) {
+                // Per-vertex state only: the edge record stays cold.
+                let rt = self.mate[l as usize];
+                self.match_left[l as usize] = NONE;
+                self.match_right[rt as usize] = NONE;
+                self.match_demand[l as usize] = NONE;
+                self.mate[l as usize] = NONE;
+                self.remove(e, l, rt);
+                freed.push((l, rt));
+            }
+        }
+    }
+
+    /// Rematches the left ends of `freed`: a swap where one is at hand,
+    /// else an augmenting path.
+    fn repair(&mut self, freed: &[(u32, u32)]) {
+        // Repairs only ever match right vertices, so the first freed right
+        // vertex still free only moves forward: O(freed) in all.
+        let mut free_right = 0;
+        for &(l, _) in freed {
+            while free_right < freed.len() && self.match_right[freed[free_right].1 as usize] != NONE
+            {
+                free_right += 1;
+            }
+            let v = freed.get(free_right).map(|f| f.1);
+            if !v.is_some_and(|v| self.swap_repair(l, v)) {
+                self.augment(l);
+            }
+        }
+    }
+    /// Whether queue entry `(key, e, l)` is the edge matched at left `l`
+    /// with its key now (else a stale entry).
+    fn is_current(&self, key: u64, e: u32, l: u32) -> bool {
+        self.match_left[l as usize] == e && self.match_key[l as usize] == key
+    }
+
+    fn is_alive(&self, e: u32) -> bool {
+        self.alive[e as usize / 64] & (1 << (e % 64)) != 0
+    }
+
+    /// Marks edge `e` on pair `(l, r)` exhausted; the lists drop it when a
+    /// scan meets it.
+    fn remove(&mut self, e: u32, l: u32, r: u32) {
+        self.alive[e as usize / 64] &= !(1 << (e % 64));
+        if !self.pair_edge.is_empty() {
+            let i = l as usize * self.n + r as usize;
             self.pair_live[i / 64] &= !(1 << (i % 64));
-        }
-        let (rlast, _) = *self.radj[r].last().expect("edge is in its adjacency list");
-        self.radj[r].swap_remove(rpos);
-        if rlast != e {
-            self.edges[rlast as usize].rpos = rpos as u32;
         }
     }
 
     fn set_matched(&mut self, e: u32) {
         let edge = &self.edges[e as usize];
+        let (l, r) = (edge.left as usize, edge.right as usize);
         let key = edge.mult + self.peeled;
-        self.match_left[edge.left as usize] = e;
-        self.match_right[edge.right as usize] = e;
-        self.match_demand[edge.left as usize] = edge.demand;
-        self.mate[edge.left as usize] = edge.right;
-        self.keys[e as usize] = key;
-        self.heap.push(key, e);
+        self.match_left[l] = e;
+        self.match_right[r] = e;
+        self.rmate[r] = l as u32;
+        self.match_demand[l] = edge.demand;
+        self.mate[l] = r as u32;
+        self.match_key[l] = key;
+        self.heap.push(key, e, l as u32);
     }
 
-    fn unset_matched(&mut self, e: u32) {
-        // Materialise the multiplicity left after the ticks peeled meanwhile.
-        self.edges[e as usize].mult = self.keys[e as usize] - self.peeled;
+    /// Materialises the multiplicity left on the edge matched at left `l`
+    /// after the ticks peeled meanwhile; before `l` is matched again.
+    fn unset_matched(&mut self, l: u32) {
+        let e = self.match_left[l as usize];
+        self.edges[e as usize].mult = self.match_key[l as usize] - self.peeled;
     }
 
     /// Fast path for the common repair: free left `u` and a free right `v`
     /// (the ends of the pair that ran out). Looks for a left `x` with a live
     /// pair `x -> v` whose matched right `y` has a live pair `u -> y`, and
     /// swaps (path of length 3). O(deg(v)) with the dense pair index;
-    /// returns false (and changes nothing) when there is none.
+    /// returns false (and changes nothing but dropping exhausted edges
+    /// from `radj[v]`) when there is none.
     fn swap_repair(&mut self, u: u32, v: u32) -> bool {
         if self.pair_edge.is_empty() {
             return false;
         }
-        let v = v as usize;
-        // `pair_edge` holds live edges only (cleared on removal), and `u` is
-        // free, so a non-NONE entry at `u` is a live unmatched edge.
-        let direct = self.pair_edge[u as usize * self.n + v];
-        if direct != NONE {
+        let (u, v) = (u as usize, v as usize);
+        // A set `pair_live` bit means a live edge in `pair_edge`, and `u`
+        // is free, so that edge is unmatched.
+        if let Some(direct) = self.live_pair(u, v) {
             self.set_matched(direct);
             return true;
         }
-        for k in 0..self.radj[v].len() {
+        let mut k = 0;
+        while k < self.radj[v].len() {
             let (e_xv, x) = self.radj[v][k];
+            if !self.is_alive(e_xv) {
+                self.radj[v].swap_remove(k);
+                continue;
+            }
+            k += 1;
             let y = self.mate[x as usize];
             if y == NONE {
                 continue;
             }
-            let i = u as usize * self.n + y as usize;
-            if self.pair_live[i / 64] & (1 << (i % 64)) == 0 {
-                continue;
-            }
-            let e_uy = self.pair_edge[i];
-            if e_uy != NONE {
-                self.unset_matched(self.match_left[x as usize]);
+            if let Some(e_uy) = self.live_pair(u, y as usize) {
+                self.unset_matched(x);
                 self.set_matched(e_xv);
                 self.set_matched(e_uy);
                 return true;
             }
         }
         false
+    }
+
+    /// The live edge the dense index holds on pair `(l, r)`, if any.
+    fn live_pair(&self, l: usize, r: usize) -> Option<u32> {
+        let i = l * self.n + r;
+        (self.pair_live[i / 64] & (1 << (i % 64)) != 0).then(|| self.pair_edge[i])
     }
 
     /// Alternating BFS from free left vertex `u` to a free right vertex,
@@ -499,20 +565,25 @@ impl Peeler {
         while head < self.queue.len() {
             let x = self.queue[head] as usize;
             head += 1;
-            for k in 0..self.adj[x].len() {
+            let mut k = 0;
+            while k < self.adj[x].len() {
                 let (e, y) = self.adj[x][k];
+                if !self.is_alive(e) {
+                    self.adj[x].swap_remove(k);
+                    continue;
+                }
+                k += 1;
                 let y = y as usize;
                 if self.seen[y] == self.stamp {
                     continue;
                 }
                 self.seen[y] = self.stamp;
                 self.parent[y] = e;
-                let me = self.match_right[y];
-                if me == NONE {
+                if self.match_right[y] == NONE {
                     self.flip_path(y as u32);
                     return;
                 }
-                self.queue.push(self.edges[me as usize].left);
+                self.queue.push(self.rmate[y]);
             }
         }
         // Unreachable for regular graphs; leaving u unmatched would make the
@@ -523,14 +594,17 @@ impl Peeler {
         loop {
             let e = self.parent[y as usize];
             let x = self.edges[e as usize].left;
-            let prev = self.match_left[x as usize];
+            let prev_right = self.mate[x as usize];
+            if prev_right != NONE {
+                self.unset_matched(x);
+            }
             self.set_matched(e);
-            if prev == NONE {
+            if prev_right == NONE {
                 return;
             }
-            self.unset_matched(prev);
-            y = self.edges[prev as usize].right;
-            // `prev`'s right end is now matched by the next edge up the path.
+            // The right end `x` left is now matched by the next edge up
+            // the path.
+            y = prev_right;
         }
     }
 }
@@ -544,8 +618,8 @@ pub fn applies_to(model: Model) -> bool {
 mod key_queue_tests {
     use super::KeyQueue;
 
-    /// Pops everything, smallest key first, as `(key, edge)`.
-    fn drain(q: &mut KeyQueue) -> Vec<(u64, u32)> {
+    /// Pops everything, smallest key first, as `(key, edge, left)`.
+    fn drain(q: &mut KeyQueue) -> Vec<(u64, u32, u32)> {
         let mut out = Vec::new();
         while let Some(x) = q.peek() {
             q.pop();
@@ -557,13 +631,74 @@ mod key_queue_tests {
     #[test]
     fn buckets_and_heap_agree_when_a_key_lands_behind_the_cursor() {
         for mut q in [KeyQueue::new(10), KeyQueue::Heap(Default::default())] {
-            q.push(7, 1);
-            q.push(9, 2);
+            q.push(7, 1, 10);
+            q.push(9, 2, 20);
             // A peek moves the bucket cursor to 7; a later, smaller key
             // must still come out first.
-            assert_eq!(q.peek(), Some((7, 1)));
-            q.push(3, 3);
-            assert_eq!(drain(&mut q), vec![(3, 3), (7, 1), (9, 2)]);
+            assert_eq!(q.peek(), Some((7, 1, 10)));
+            q.push(3, 3, 30);
+            assert_eq!(drain(&mut q), vec![(3, 3, 30), (7, 1, 10), (9, 2, 20)]);
         }
+    }
+}
+
+#[cfg(test)]
+mod peel_tests {
+    use super::{degrees, peel, ChunkArc, DENSE_INDEX_MAX_SLOTS};
+    use crate::gen::rng::SplitMix64;
+
+    /// Peels `arcs` and checks the schedule: `Delta` ticks, every round a
+    /// matching, every arc's chunks sent exactly.
+    fn check_peel(n: usize, arcs: &[ChunkArc]) {
+        let delta = degrees(n, arcs).into_iter().max().unwrap_or(0);
+        let s = peel(n, arcs.to_vec());
+        assert_eq!(s.ticks(), delta, "n {n}");
+        let mut sent = vec![0u64; arcs.len()];
+        for r in &s.rounds {
+            let (mut ls, mut rs) = (vec![false; n], vec![false; n]);
+            for &d in &r.demands {
+                let a = arcs[d as usize];
+                assert!(
+                    !ls[a.left as usize] && !rs[a.right as usize],
+                    "not a matching"
+                );
+                ls[a.left as usize] = true;
+                rs[a.right as usize] = true;
+                sent[d as usize] += r.repeat;
+            }
+        }
+        let want: Vec<u64> = arcs.iter().map(|a| a.mult).collect();
+        assert_eq!(sent, want, "n {n}");
+    }
+
+    /// `pairs` random arcs on `n` slots, several on some pairs, one hot
+    /// receiver taking heavier ones.
+    fn random_arcs(rng: &mut SplitMix64, n: usize, pairs: usize) -> Vec<ChunkArc> {
+        let hot = rng.below(n as u64) as u32;
+        (0..pairs)
+            .map(|i| {
+                let (left, right) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                let heavy = if right == hot { 8 } else { 1 };
+                ChunkArc {
+                    left,
+                    right,
+                    mult: (1 + rng.below(9)) * heavy,
+                    demand: i as u32,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn random_multigraphs_peel_to_delta_with_the_dense_index_and_without() {
+        let mut rng = SplitMix64::new(39, 0);
+        for _ in 0..30 {
+            let n = 2 + rng.below(40) as usize;
+            let pairs = rng.below(4 * n as u64 * n as u64) as usize;
+            check_peel(n, &random_arcs(&mut rng, n, pairs));
+        }
+        // Above the dense index's size: augmenting paths only.
+        let n = DENSE_INDEX_MAX_SLOTS + 3;
+        check_peel(n, &random_arcs(&mut rng, n, 6 * n));
     }
 }
