@@ -25,15 +25,22 @@ use super::tick_table::MAX_TABLE_SLOTS;
 use crate::instance::{Instance, Model};
 use crate::rounds::Schedule;
 
-/// Whether the dense fast path takes `inst` (before the general engines):
-/// one port per slot, at most [`MAX_TABLE_SLOTS`] slots and at least half
-/// of all ordered pairs present (the all-to-all matrices of MoE dispatch).
+/// Whether first fit is tried on `inst` (right after the structure
+/// colourings): one port per slot, at most [`MAX_TABLE_SLOTS`] slots, at
+/// least half of all ordered pairs present (the all-to-all matrices of MoE
+/// dispatch) and at most [`MAX_CHUNKS`] chunks.
 pub fn applies(inst: &Instance) -> bool {
     let n = inst.slots as u64;
     inst.is_single_port()
         && (2..=MAX_TABLE_SLOTS as u64).contains(&n)
         && inst.demands().len() as u64 * 2 >= n * (n - 1)
+        && inst.total_chunks() <= MAX_CHUNKS
 }
+
+/// Most chunks first fit takes (8 bytes each while it runs, and time per
+/// chunk): heavier traffic goes to engines whose cost follows the pairs
+/// (merged König, the binary split).
+pub const MAX_CHUNKS: u64 = 1 << 24;
 
 /// The first-fit schedule of a one-port instance in exactly `delta` ticks
 /// (its largest degree under its model), or `None` when first fit and the

@@ -155,6 +155,11 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
         if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
+        // Planning inside the step (issue 37, DESIGN §13): dense traffic
+        // first fit in Delta ticks, optimal by the degree witness.
+        if let Some(sol) = first_fit_solution(inst, &g) {
+            return finish(inst, sol, t0, 0.0);
+        }
         if let Some(sol) = super::structured::solve_by_backbone(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
@@ -335,27 +340,41 @@ fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant
     sol
 }
 
-/// The dense fast paths: first fit in Delta ticks (module `first_fit`) on
-/// a dense matrix, else module `merged` for READ1_WRITE1 and module
-/// `dense_greedy` for STRICT1, when they apply and give Delta ticks, with
+/// First fit (module `first_fit`) where it applies and meets Delta, with
 /// the degree bound, complete (Delta is then the optimum).
+fn first_fit_solution(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
+    if !super::first_fit::applies(inst) {
+        return None;
+    }
+    let t = Instant::now();
+    let schedule = super::first_fit::first_fit_schedule(inst, g.max_degree().0)?;
+    let seconds = t.elapsed().as_secs_f64();
+    Some(Solution::at_degree_bound(
+        inst,
+        g,
+        schedule,
+        "first_fit",
+        seconds,
+    ))
+}
+
+/// The dense fast paths where first fit did not fit (module `merged` for
+/// READ1_WRITE1, module `dense_greedy` for STRICT1) when they apply and
+/// give Delta ticks, with the degree bound, complete (Delta is then the
+/// optimum).
 fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     let t = Instant::now();
     let delta = g.max_degree().0;
-    let first_fit = super::first_fit::applies(inst)
-        .then(|| super::first_fit::first_fit_schedule(inst, delta))
-        .flatten();
-    let (schedule, name) = match (first_fit, inst.model) {
-        (Some(schedule), _) => (schedule, "first_fit"),
-        (None, Model::Read1Write1) => (
+    let (schedule, name) = match inst.model {
+        Model::Read1Write1 => (
             super::merged::merged_delta_schedule(inst, g)?,
             "koenig_merged",
         ),
-        (None, Model::Strict1) if super::dense_greedy::applies(inst) => (
+        Model::Strict1 if super::dense_greedy::applies(inst) => (
             super::dense_greedy::dense_strict1_schedule(inst, delta),
             "dense_greedy",
         ),
-        (None, Model::Strict1) => return None,
+        Model::Strict1 => return None,
     };
     if schedule.ticks() != delta {
         return None;
