@@ -23,6 +23,7 @@
 //! optimal by the degree witness (Delta ticks).
 
 use super::tick_table::MAX_TABLE_SLOTS;
+use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::rounds::Schedule;
 
@@ -43,12 +44,13 @@ pub fn applies(inst: &Instance) -> bool {
 /// (merged König, the binary split).
 pub const MAX_CHUNKS: u64 = 1 << 24;
 
-/// The first-fit schedule of a one-port instance in exactly `delta` ticks
-/// (its largest degree under its model), or `None` when first fit and the
+/// The first-fit schedule of a one-port instance in exactly Delta ticks
+/// (the largest degree of its demand graph `g`), or `None` when first fit and the
 /// repair do not fit or the instance is not one this path takes (several
 /// ports, more than [`MAX_TABLE_SLOTS`] slots, more than `u32` chunks in a
 /// demand).
-pub fn first_fit_schedule(inst: &Instance, delta: u64) -> Option<Schedule> {
+pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> {
+    let delta = g.max_degree().0;
     if !inst.is_single_port() || inst.slots > MAX_TABLE_SLOTS || delta > u32::MAX as u64 {
         return None;
     }
@@ -60,7 +62,7 @@ pub fn first_fit_schedule(inst: &Instance, delta: u64) -> Option<Schedule> {
         // order misses often fit with the busiest pairs first; the second
         // try costs microseconds there.
         None if strict && inst.demands().len() <= RETRY_MAX_DEMANDS => {
-            fit_in_order(inst, delta as usize, busiest_first(inst))?
+            fit_in_order(inst, delta as usize, busiest_first(inst, g))?
         }
         None => return None,
     };
@@ -101,17 +103,12 @@ fn fit_in_order(
     Some(lists)
 }
 
-/// Demands by decreasing sum of their ends' degrees (ties by index).
-fn busiest_first(inst: &Instance) -> impl Iterator<Item = usize> {
-    let mut degree = vec![0u64; inst.slots as usize];
-    for (d, &m) in inst.demands().iter().zip(inst.chunk_counts()) {
-        degree[d.src as usize] += m;
-        degree[d.dst as usize] += m;
-    }
-    let mut order: Vec<usize> = (0..inst.demands().len()).collect();
+/// Demands by decreasing sum of their ends' degrees in `g` (ties by index).
+fn busiest_first(inst: &Instance, g: &DemandGraph) -> impl Iterator<Item = usize> {
     let ends = inst.demands();
+    let mut order: Vec<usize> = (0..ends.len()).collect();
     order.sort_by_key(|&i| {
-        let load = degree[ends[i].src as usize] + degree[ends[i].dst as usize];
+        let load = g.degree(ends[i].src as usize) + g.degree(ends[i].dst as usize);
         (std::cmp::Reverse(load), i)
     });
     order.into_iter()
@@ -399,7 +396,6 @@ impl Paths {
 mod tests {
     use super::*;
     use crate::gen::skew::test_instance;
-    use crate::graph::DemandGraph;
     use crate::instance::{Demand, Limits};
     use crate::validate::validate_compact;
 
@@ -408,8 +404,9 @@ mod tests {
         for model in [Model::Read1Write1, Model::Strict1] {
             for (n, k, seed) in [(8, 1, 0), (40, 1, 1), (64, 4, 2), (100, 2, 3), (128, 1, 4)] {
                 let inst = test_instance(model, n, k, seed);
-                let delta = DemandGraph::new(&inst).max_degree().0;
-                let s = first_fit_schedule(&inst, delta).expect("fits");
+                let g = DemandGraph::new(&inst);
+                let delta = g.max_degree().0;
+                let s = first_fit_schedule(&inst, &g).expect("fits");
                 assert!(validate_compact(&inst, &s).passed(), "{model} n={n}");
                 assert_eq!(s.ticks(), delta, "{model} n={n}");
             }
@@ -433,7 +430,9 @@ mod tests {
             .map(|(i, d)| fit.place(d.src as usize, d.dst as usize, 1, i as u32))
             .collect();
         assert!(left.iter().any(|&l| l > 0), "first fit alone finishes");
-        let s = first_fit_schedule(&inst, 2).expect("repaired");
+        let g = DemandGraph::new(&inst);
+        assert_eq!(g.max_degree().0, 2);
+        let s = first_fit_schedule(&inst, &g).expect("repaired");
         assert!(validate_compact(&inst, &s).passed());
         assert_eq!(s.ticks(), 2);
     }
@@ -457,8 +456,9 @@ mod tests {
             proptest::prop_assume!(!demands.is_empty());
             for model in [Model::Read1Write1, Model::Strict1] {
                 let inst = Instance::new(model, n, 1, demands.clone(), &Limits::default()).unwrap();
-                let delta = DemandGraph::new(&inst).max_degree().0;
-                match first_fit_schedule(&inst, delta) {
+                let g = DemandGraph::new(&inst);
+                let delta = g.max_degree().0;
+                match first_fit_schedule(&inst, &g) {
                     Some(s) => {
                         proptest::prop_assert!(validate_compact(&inst, &s).passed());
                         proptest::prop_assert_eq!(s.ticks(), delta);
@@ -476,10 +476,11 @@ mod tests {
         let retried = (0..200)
             .map(|seed| test_instance(Model::Strict1, 8, 4, seed))
             .filter(|inst| {
-                let delta = DemandGraph::new(inst).max_degree().0;
+                let g = DemandGraph::new(inst);
+                let delta = g.max_degree().0;
                 let first = fit_in_order(inst, delta as usize, 0..inst.demands().len());
                 first.is_none()
-                    && first_fit_schedule(inst, delta).is_some_and(|s| {
+                    && first_fit_schedule(inst, &g).is_some_and(|s| {
                         assert!(validate_compact(inst, &s).passed());
                         s.ticks() == delta
                     })
@@ -493,6 +494,8 @@ mod tests {
         // A triangle of single chunks: Delta 2, but three ticks are needed.
         let demands = [(0, 1), (1, 2), (2, 0)].map(|(src, dst)| Demand { src, dst, bits: 1 });
         let inst = Instance::new(Model::Strict1, 3, 1, demands, &Limits::default()).unwrap();
-        assert!(first_fit_schedule(&inst, 2).is_none());
+        let g = DemandGraph::new(&inst);
+        assert_eq!(g.max_degree().0, 2);
+        assert!(first_fit_schedule(&inst, &g).is_none());
     }
 }

@@ -347,7 +347,7 @@ fn first_fit_solution(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
         return None;
     }
     let t = Instant::now();
-    let schedule = super::first_fit::first_fit_schedule(inst, g.max_degree().0)?;
+    let schedule = super::first_fit::first_fit_schedule(inst, g)?;
     let seconds = t.elapsed().as_secs_f64();
     Some(Solution::at_degree_bound(
         inst,
