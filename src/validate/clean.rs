@@ -24,6 +24,8 @@ use crate::instance::{Demand, Instance, Model};
 use crate::rounds::Round;
 use rayon::prelude::*;
 
+mod one_port;
+
 /// Which rounds are clean (among those before the tick count overflows)
 /// and the chunks they send per demand. Sums commute, so the result does
 /// not depend on the threads.
@@ -46,8 +48,11 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
         return (vec![false; rounds.len()], vec![0; demands]);
     }
     let ends = Ends::new(inst);
-    let mut clean = vec![false; rounds.len()];
     let entries: usize = rounds[..counted].iter().map(|r| r.demands.len()).sum();
+    if let (1, Ends::Packed(packed)) = (most_ports, &ends) {
+        return one_port::clean_rounds(inst, packed, rounds, counted, entries);
+    }
+    let mut clean = vec![false; rounds.len()];
     if entries < SEQUENTIAL_ENTRIES {
         // Small schedules (a plan per step at a few ranks): handing work to
         // the thread pool costs more than the check.
@@ -100,7 +105,7 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
 }
 
 /// Entries below which [`clean_rounds`] stays on the calling thread.
-const SEQUENTIAL_ENTRIES: usize = 1 << 16;
+pub(super) const SEQUENTIAL_ENTRIES: usize = 1 << 16;
 
 /// Most demand ranges [`clean_rounds`] counts on (each scans every clean
 /// round).

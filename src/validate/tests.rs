@@ -17,7 +17,11 @@ fn instance() -> impl Strategy<Value = Instance> {
             .collect();
         let m = pairs.len();
         (
-            proptest::collection::vec(1u32..=3, n as usize),
+            // One port everywhere half of the time (the one-port fast path).
+            prop_oneof![
+                Just(vec![1u32; n as usize]),
+                proptest::collection::vec(1u32..=3, n as usize),
+            ],
             proptest::sample::subsequence(pairs, 1..=m),
             proptest::collection::vec((1u64..=400, prop::option::of(50u64..=200)), m),
         )
