@@ -15,6 +15,11 @@
 //! times the same from Python; doc/performance.md "Planning inside the
 //! step" has the figures.
 
+/// The Python module's allocator (python/src/lib.rs): plans reuse freed
+/// pages instead of faulting them in again every call.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;

@@ -22,13 +22,16 @@ pub struct UndirectedEdge {
     pub demands: EdgeDemands,
 }
 
-/// The chunk multigraph of an instance.
+/// The chunk multigraph of an instance: degrees at once, STRICT1's
+/// undirected edges when first asked for (the planner's first fit needs
+/// only the degrees).
 #[derive(Clone, Debug)]
-pub struct DemandGraph {
+pub struct DemandGraph<'a> {
+    inst: &'a Instance,
     pub model: Model,
     pub slots: u32,
     /// STRICT1 edges with `a < b`, sorted; empty for READ1_WRITE1.
-    pub undirected: Vec<UndirectedEdge>,
+    undirected: std::sync::OnceLock<Vec<UndirectedEdge>>,
     /// Chunks sent by each slot.
     pub out_degree: Vec<u64>,
     /// Chunks received by each slot.
@@ -97,8 +100,8 @@ fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
     edges
 }
 
-impl DemandGraph {
-    pub fn new(inst: &Instance) -> DemandGraph {
+impl<'a> DemandGraph<'a> {
+    pub fn new(inst: &'a Instance) -> DemandGraph<'a> {
         let n = inst.slots as usize;
         let mut out_degree = vec![0u64; n];
         let mut in_degree = vec![0u64; n];
@@ -106,18 +109,23 @@ impl DemandGraph {
             out_degree[d.src as usize] += inst.chunks(i);
             in_degree[d.dst as usize] += inst.chunks(i);
         }
-        let undirected = if inst.model == Model::Strict1 {
-            undirected_edges(inst)
-        } else {
-            Vec::new()
-        };
         DemandGraph {
+            inst,
             model: inst.model,
             slots: inst.slots,
-            undirected,
+            undirected: std::sync::OnceLock::new(),
             out_degree,
             in_degree,
         }
+    }
+
+    /// STRICT1 edges with `a < b`, sorted (built on the first call); empty
+    /// for READ1_WRITE1.
+    pub fn undirected(&self) -> &[UndirectedEdge] {
+        self.undirected.get_or_init(|| match self.model {
+            Model::Strict1 => undirected_edges(self.inst),
+            Model::Read1Write1 => Vec::new(),
+        })
     }
 
     /// Degree of slot `v` under the model: sends + receives for STRICT1,
@@ -132,7 +140,10 @@ impl DemandGraph {
     /// The undirected edges as `(a, b, chunks)`, the form the colouring and
     /// odd-set code take.
     pub fn edge_triples(&self) -> Vec<(u32, u32, u64)> {
-        self.undirected.iter().map(|e| (e.a, e.b, e.mult)).collect()
+        self.undirected()
+            .iter()
+            .map(|e| (e.a, e.b, e.mult))
+            .collect()
     }
 
     /// The maximum degree Delta and the lowest slot attaining it.
@@ -193,8 +204,8 @@ mod tests {
                 .map(|(src, dst, bits)| Demand { src, dst, bits });
             let inst = Instance::new(Model::Strict1, n, 2, demands, &Limits::default()).unwrap();
             let g = DemandGraph::new(&inst);
-            prop_assert_eq!(&g.undirected, &sorted_reference(&inst));
-            let total: u64 = g.undirected.iter().map(|e| e.mult).sum();
+            prop_assert_eq!(g.undirected(), &sorted_reference(&inst));
+            let total: u64 = g.undirected().iter().map(|e| e.mult).sum();
             prop_assert_eq!(total, inst.total_chunks());
         }
     }

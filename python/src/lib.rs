@@ -26,6 +26,12 @@ use tickopt::validate::{validate_expanded, RawChunk, TickValidator};
 use tickopt::verify::{verify_claim, Claim, VerifyOptions};
 use tickopt::{solve_instance, SolveRequest, SolverChoice};
 
+/// A plan per step allocates and frees its buffers every call: mimalloc
+/// keeps the freed pages, where the system allocator gave them back and
+/// every plan faulted them in again (python/Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One demand as Python gives it: `(src, dst, bits, bw or None)`, integers
 /// of any size (range checks are ours, with the library's messages).
 type PyDemand = (i128, i128, i128, Option<i128>);

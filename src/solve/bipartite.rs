@@ -29,7 +29,7 @@ use crate::schedule::Schedule;
 /// when some cycle is odd. O(slots + edges).
 pub fn sides(slots: usize, g: &DemandGraph) -> Option<Vec<bool>> {
     let mut start = vec![0usize; slots + 1];
-    for e in &g.undirected {
+    for e in g.undirected() {
         start[e.a as usize + 1] += 1;
         start[e.b as usize + 1] += 1;
     }
@@ -38,7 +38,7 @@ pub fn sides(slots: usize, g: &DemandGraph) -> Option<Vec<bool>> {
     }
     let mut fill = start.clone();
     let mut nbr = vec![0u32; start[slots]];
-    for e in &g.undirected {
+    for e in g.undirected() {
         nbr[fill[e.a as usize]] = e.b;
         fill[e.a as usize] += 1;
         nbr[fill[e.b as usize]] = e.a;
@@ -78,7 +78,7 @@ pub fn strict1_bipartite(inst: &Instance, g: &DemandGraph) -> Option<Schedule> {
     }
     let side = sides(inst.slots as usize, g)?;
     let arcs: Vec<ArcCount> = g
-        .undirected
+        .undirected()
         .iter()
         .enumerate()
         .map(|(ei, e)| {
@@ -97,7 +97,7 @@ pub fn strict1_bipartite(inst: &Instance, g: &DemandGraph) -> Option<Schedule> {
         .collect();
     let port = |v: usize| inst.port(v);
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &port);
-    let pools = g.undirected.iter().map(|e| &e.demands[..]);
+    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     Some(PoolMapper::new(pools).map(&rounds))
 }
 

@@ -58,13 +58,13 @@ impl PeelPlan {
             return None;
         }
         let degree: Vec<u64> = (0..inst.slots as usize).map(|v| g.degree(v)).collect();
-        let (active, rank) = dense_active_set(&degree, g.undirected.len(), 1)?;
+        let (active, rank) = dense_active_set(&degree, g.undirected().len(), 1)?;
         let k = active.len();
         let circle = Circle::new(k);
         let matching = |e: &UndirectedEdge| {
             circle.matching_of(rank[e.a as usize] as usize, rank[e.b as usize] as usize)
         };
-        let pairs = Buckets::new(circle.matchings(), g.undirected.iter().map(matching));
+        let pairs = Buckets::new(circle.matchings(), g.undirected().iter().map(matching));
         let mut ticks: Vec<u64> = (0..circle.matchings())
             .map(|r| {
                 let edges = pairs.get(r);
@@ -73,7 +73,7 @@ impl PeelPlan {
                 }
                 edges
                     .iter()
-                    .map(|&e| g.undirected[e as usize].mult)
+                    .map(|&e| g.undirected()[e as usize].mult)
                     .min()
                     .unwrap_or(0)
             })
@@ -99,7 +99,7 @@ impl PeelPlan {
         for (ticks, edges) in self.peeled() {
             for &e in edges {
                 let mut take = ticks;
-                for &(d, _) in &g.undirected[e as usize].demands {
+                for &(d, _) in &g.undirected()[e as usize].demands {
                     let t = take.min(left[d as usize]);
                     left[d as usize] -= t;
                     take -= t;
@@ -119,7 +119,7 @@ impl PeelPlan {
         for (ticks, edges) in self.peeled() {
             cursors.clear();
             cursors.extend(edges.iter().map(|&e| {
-                let e = &g.undirected[e as usize];
+                let e = &g.undirected()[e as usize];
                 (e, 0, e.demands[0].1)
             }));
             let mut to_go = ticks;

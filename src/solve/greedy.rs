@@ -510,8 +510,8 @@ fn greedy_items(
                 &built
             }
         };
-        items.reserve(graph.undirected.len());
-        for e in &graph.undirected {
+        items.reserve(graph.undirected().len());
+        for e in graph.undirected() {
             let from = parts.len();
             match rest {
                 None => parts.extend_from_slice(&e.demands),

@@ -134,7 +134,7 @@ fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
 pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
     debug_assert!(inst.model == Model::Strict1 && inst.ports().all_even());
     let odd: Vec<(u32, u32)> = g
-        .undirected
+        .undirected()
         .iter()
         .filter(|e| e.mult % 2 == 1)
         .map(|e| (e.a, e.b))
@@ -142,7 +142,7 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
     let orient = euler_orient(inst.slots as usize, &odd);
     let mut arcs = Vec::new();
     let mut k = 0;
-    for (ei, e) in g.undirected.iter().enumerate() {
+    for (ei, e) in g.undirected().iter().enumerate() {
         let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
         if e.mult % 2 == 1 {
             if orient[k] {
@@ -163,7 +163,7 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
             }
         }
     }
-    let pools = g.undirected.iter().map(|e| &e.demands[..]);
+    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
     PoolMapper::new(pools).map(&rounds)
@@ -182,7 +182,7 @@ fn strict1_split(
     one_port: OnePort,
 ) -> (Schedule, String, Vec<String>) {
     let arcs: Vec<ArcCount> = g
-        .undirected
+        .undirected()
         .iter()
         .enumerate()
         .map(|(ei, e)| ArcCount {
@@ -194,7 +194,7 @@ fn strict1_split(
         .collect();
     let port = |v: usize| inst.port(v);
     let split = split_over_ports(inst.slots as usize, &arcs, &port, Counters::Shared);
-    let pools = g.undirected.iter().map(|e| &e.demands[..]);
+    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     if split.pieces.is_empty() {
         return (Schedule::new(), "multiport-split".into(), Vec::new());
     }
@@ -283,7 +283,7 @@ fn strict1_exact_ports(
         }
     } else {
         let mut edge_of = vec![0u32; inst.demands().len()];
-        for (e, u) in g.undirected.iter().enumerate() {
+        for (e, u) in g.undirected().iter().enumerate() {
             for &(d, _) in &u.demands {
                 edge_of[d as usize] = e as u32;
             }
@@ -350,7 +350,7 @@ fn strict1_exact_ports(
             _ => compact.push((repeat, r)),
         }
     }
-    let pools = g.undirected.iter().map(|e| &e.demands[..]);
+    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     let name = match direct {
         true => "multiport-fcolour-ilp",
         false => "multiport-fcolour-colgen",

@@ -37,7 +37,7 @@ impl Solver for Strict1Exact {
             time_limit: opts.time_limit,
         };
         let colouring = colour_strict1(&input);
-        let schedule = edge_rounds_to_schedule(&g.undirected, &colouring.rounds);
+        let schedule = edge_rounds_to_schedule(g.undirected(), &colouring.rounds);
         let mut details = match serde_json::to_value(&colouring.stats) {
             Ok(serde_json::Value::Object(m)) => m,
             _ => Default::default(),
@@ -78,7 +78,7 @@ pub fn compact_greedy(inst: &Instance, bounds: &Bounds) -> Solution {
     let g = DemandGraph::new(inst);
     let edges = g.edge_triples();
     let rounds = greedy_rounds(inst.slots as usize, &edges);
-    let schedule = edge_rounds_to_schedule(&g.undirected, &rounds);
+    let schedule = edge_rounds_to_schedule(g.undirected(), &rounds);
     let mut sol = Solution::from_schedule(
         schedule,
         bounds,

@@ -49,7 +49,7 @@ pub fn solve_by_structure(inst: &Instance, g: &DemandGraph) -> Option<Solution> 
         best,
         complete: true,
     };
-    let schedule = edge_rounds_to_schedule(&g.undirected, &s.rounds);
+    let schedule = edge_rounds_to_schedule(g.undirected(), &s.rounds);
     let mut sol =
         Solution::from_schedule(schedule, &bounds, "structure", t0.elapsed().as_secs_f64());
     if sol.status != Status::Optimal {
@@ -86,7 +86,7 @@ pub fn solve_by_backbone(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
         return None;
     }
     bounds.complete = true;
-    let schedule = edge_rounds_to_schedule(&g.undirected, &colouring.rounds);
+    let schedule = edge_rounds_to_schedule(g.undirected(), &colouring.rounds);
     let mut sol = Solution::from_schedule(
         schedule,
         &bounds,
