@@ -5,8 +5,8 @@
 //! Each slot side keeps its free ticks as a bitset of `Delta` bits, so a
 //! demand costs a word-wise AND of two bitsets from the first word either
 //! end still has free (a cursor per side), and a chunk costs two bit
-//! clears and one append (lists per tick are laid out at the end, by a
-//! counting sort). Demands are taken in index
+//! clears and one append (lists per tick are laid out at the end, each
+//! with its exact capacity). Demands are taken in index
 //! order, so every tick's list comes out sorted and the rounds need no
 //! sort. On the skewed matrices of MoE dispatch (a few tight hot experts,
 //! every other slot with slack) first fit almost always fits in Delta
@@ -191,25 +191,18 @@ impl FirstFit {
     }
 
     /// Brings `lists` (each tick's demands) up to date with the chunks
-    /// placed: the first time by a counting sort over ticks (placing order
+    /// placed: the first time into lists of their exact sizes (placing order
     /// is demand order, so each list comes out sorted), later by appending.
     fn lay_out(&mut self, lists: &mut Vec<Vec<u32>>) {
         if lists.is_empty() {
-            let mut start = Vec::with_capacity(self.per_tick.len() + 1);
-            start.push(0usize);
-            for &c in &self.per_tick {
-                start.push(start.last().expect("pushed") + c as usize);
-            }
-            let mut next = start.clone();
-            let mut flat = vec![0u32; self.placed.len()];
-            for &(d, t) in &self.placed {
-                flat[next[t as usize]] = d;
-                next[t as usize] += 1;
-            }
-            *lists = start
-                .windows(2)
-                .map(|w| flat[w[0]..w[1]].to_vec())
+            *lists = self
+                .per_tick
+                .iter()
+                .map(|&c| Vec::with_capacity(c as usize))
                 .collect();
+            for &(d, t) in &self.placed {
+                lists[t as usize].push(d);
+            }
         } else {
             for &(d, t) in &self.placed[self.laid_out..] {
                 lists[t as usize].push(d);

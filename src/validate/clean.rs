@@ -24,7 +24,7 @@ use crate::instance::{Demand, Instance, Model};
 use crate::rounds::Round;
 use rayon::prelude::*;
 
-mod one_port;
+pub(super) mod one_port;
 
 /// Which rounds are clean (among those before the tick count overflows)
 /// and the chunks they send per demand. Sums commute, so the result does
@@ -144,7 +144,7 @@ struct Use {
 }
 
 /// The fast check, one per thread: per-slot uses, stamped by round.
-pub(super) struct CleanRound<'p> {
+struct CleanRound<'p> {
     model: Model,
     /// Ports of each slot.
     ports: &'p [u32],
@@ -157,7 +157,7 @@ pub(super) struct CleanRound<'p> {
 }
 
 impl<'p> CleanRound<'p> {
-    pub(super) fn new(model: Model, ports: &'p [u32]) -> Self {
+    fn new(model: Model, ports: &'p [u32]) -> Self {
         CleanRound {
             model,
             ports,
@@ -170,7 +170,7 @@ impl<'p> CleanRound<'p> {
     /// Whether round `ri` with `demands` is certainly a valid tick: every
     /// index names a demand, and no slot side is used more often than its
     /// ports allow. O(entries): stamps are never cleared.
-    pub(super) fn is_clean(&mut self, ends: &Ends, ri: usize, demands: &[u32]) -> bool {
+    fn is_clean(&mut self, ends: &Ends, ri: usize, demands: &[u32]) -> bool {
         // The look-ups first, in a loop of loads only: their cache misses
         // overlap (interleaved with the checks, they did not).
         self.ends.clear();

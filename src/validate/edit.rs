@@ -21,7 +21,8 @@
 //! or the premise cannot be used, the full [`super::validate_compact`]
 //! runs and words the errors: the verdict is always the full validator's.
 
-use super::clean::{CleanRound, Ends};
+use super::clean::one_port::Sides;
+use super::clean::Ends;
 use super::{validate_compact, Report, Verdict};
 use crate::instance::Instance;
 use crate::rounds::{Round, Schedule};
@@ -70,9 +71,10 @@ fn edit_is_valid(
         return None;
     }
     let ticks = next.checked_ticks()?;
-    let ends = Ends::new(inst);
-    let ports = vec![1u32; inst.slots as usize];
-    let mut clean = CleanRound::new(inst.model, &ports);
+    let Ends::Packed(ends) = Ends::new(inst) else {
+        return None;
+    };
+    let mut sides = Sides::new(inst);
     // Chunks per demand, signed while rounds come and go (counts past
     // i64 take the full path).
     let mut sent: Vec<i64> = prev_inst
@@ -99,7 +101,7 @@ fn edit_is_valid(
             *s = s.checked_sub(old_repeat)?;
         }
         if ri < next.rounds.len() {
-            if new.repeat == 0 || !clean.is_clean(&ends, ri, &new.demands) {
+            if new.repeat == 0 || !sides.is_clean(&ends, ri + 1, &new.demands) {
                 return None;
             }
             for &d in &new.demands {

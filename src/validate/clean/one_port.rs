@@ -80,13 +80,13 @@ fn cuts(rounds: &[Round], entries: usize, parts: usize) -> Vec<usize> {
 /// receive sides follow the send sides at `receive_offset`, STRICT1's
 /// transfers use one side per slot.
 #[derive(Clone)]
-struct Sides {
+pub(in crate::validate) struct Sides {
     stamp: Vec<usize>,
     receive_offset: usize,
 }
 
 impl Sides {
-    fn new(inst: &Instance) -> Sides {
+    pub(in crate::validate) fn new(inst: &Instance) -> Sides {
         let n = inst.slots as usize;
         let (sides, receive_offset) = match inst.model {
             Model::Strict1 => (n, 0),
@@ -119,8 +119,14 @@ impl Sides {
         (clean, sent)
     }
 
-    /// Whether every index names a demand and no slot side is used twice.
-    fn is_clean(&mut self, packed: &[u32], stamp: usize, demands: &[u32]) -> bool {
+    /// Whether every index names a demand and no slot side is used twice
+    /// (`stamp`: one number per round, never 0, never used again).
+    pub(in crate::validate) fn is_clean(
+        &mut self,
+        packed: &[u32],
+        stamp: usize,
+        demands: &[u32],
+    ) -> bool {
         for &di in demands {
             let Some(&e) = packed.get(di as usize) else {
                 return false;
