@@ -2,6 +2,7 @@
 //! portfolio) chosen for the model, and validation of the result before a
 //! [`Solution`] leaves this module. Re-exported at the crate root.
 
+use super::first_fit;
 use super::greedy::greedy_schedule_on;
 use super::{
     greedy::Greedy, koenig::Koenig, note_cut_short, strict1_exact::Strict1Exact, Solution,
@@ -152,13 +153,24 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // complete graphs are coloured exactly by structure, with their witness;
     // the greedy and the odd-set search are then not needed.
     if request.solver != SolverChoice::Greedy && !inst.is_multiport() {
+        // Planning inside the step (issue 37, DESIGN §13): dense traffic
+        // first fit in Delta ticks, optimal by the degree witness. Skewed
+        // (not regular) dense traffic tries it before the structure, whose
+        // STRICT1 edges cost more than first fit at 64 ranks and which
+        // takes uniform complete components only (regular ones).
+        let skewed = first_fit::applies(inst) && !is_regular(&g);
+        if skewed {
+            if let Some(sol) = first_fit_solution(inst, &g) {
+                return finish(inst, sol, t0, 0.0);
+            }
+        }
         if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
-        // Planning inside the step (issue 37, DESIGN §13): dense traffic
-        // first fit in Delta ticks, optimal by the degree witness.
-        if let Some(sol) = first_fit_solution(inst, &g) {
-            return finish(inst, sol, t0, 0.0);
+        if !skewed {
+            if let Some(sol) = first_fit_solution(inst, &g) {
+                return finish(inst, sol, t0, 0.0);
+            }
         }
         if let Some(sol) = super::structured::solve_by_backbone(inst, &g) {
             return finish(inst, sol, t0, 0.0);
@@ -340,14 +352,21 @@ fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant
     sol
 }
 
+/// Whether every slot has the same degree (uniform all-to-all traffic).
+fn is_regular(g: &DemandGraph) -> bool {
+    let mut degrees = (0..g.slots as usize).map(|v| g.degree(v));
+    let first = degrees.next();
+    degrees.all(|d| Some(d) == first)
+}
+
 /// First fit (module `first_fit`) where it applies and meets Delta, with
 /// the degree bound, complete (Delta is then the optimum).
 fn first_fit_solution(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
-    if !super::first_fit::applies(inst) {
+    if !first_fit::applies(inst) {
         return None;
     }
     let t = Instant::now();
-    let schedule = super::first_fit::first_fit_schedule(inst, g)?;
+    let schedule = first_fit::first_fit_schedule(inst, g)?;
     let seconds = t.elapsed().as_secs_f64();
     Some(Solution::at_degree_bound(
         inst,

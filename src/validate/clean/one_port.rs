@@ -43,6 +43,11 @@ fn clean_rounds_in_parts(
     parts: usize,
 ) -> (Vec<bool>, Vec<u64>) {
     let sides = Sides::new(inst);
+    if parts == 1 {
+        // On the calling thread: waking the pool costs more than a small
+        // schedule's check.
+        return sides.check(packed, rounds, 0..rounds.len());
+    }
     let cuts = cuts(rounds, entries, parts);
     let results: Vec<(Vec<bool>, Vec<u64>)> = cuts
         .par_windows(2)
