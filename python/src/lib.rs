@@ -324,6 +324,7 @@ fn solve(
     let request = SolveRequest {
         solver: solver_choice(solver)?,
         time_limit: self::time_limit(time_limit)?,
+        keep_classes: false,
     };
     let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
     let auto_chunk = match chunk {
@@ -438,6 +439,7 @@ impl MatrixFrame {
         let request = SolveRequest {
             solver: solver_choice(solver)?,
             time_limit: self::time_limit(time_limit)?,
+            keep_classes: false,
         };
         let model: Model = model
             .parse()

@@ -17,7 +17,7 @@ pub mod output;
 pub mod readers;
 pub mod writers;
 
-pub use crate::rounds::{Chunk, Expansion, Round, Schedule};
+pub use crate::rounds::{Chunk, ClassRounds, Expansion, Round, Schedule};
 pub use readers::{read_schedule_file, ScheduleInput};
 pub use writers::{
     output_size, write_schedule, write_schedule_file, write_schedule_file_limited,

@@ -64,7 +64,7 @@ fn schedule(demands: usize) -> impl Strategy<Value = Schedule> {
             }
             Round { repeat, demands }
         });
-    proptest::collection::vec(round, 0..=8).prop_map(|rounds| Schedule { rounds })
+    proptest::collection::vec(round, 0..=8).prop_map(Schedule::from_rounds)
 }
 
 fn case() -> impl Strategy<Value = (Instance, Schedule)> {
