@@ -518,9 +518,8 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
             vec![0; inst.demands().len()],
         )
     };
-    let ticks = check_rounds(&mut v, &schedule.rounds, &clean, &mut sent, &|ri| {
-        format!("round {ri}")
-    });
+    let name = |ri: usize| format!("round {ri}");
+    let ticks = check_rounds(&mut v, &schedule.rounds, &clean, &mut sent, &name, false);
     count_coverage(&mut v, &sent);
     // On overflow: the ticks of the rounds before the one that overflowed.
     v.ticks = ticks;
@@ -531,14 +530,17 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
 /// (once: its ticks are alike but for the chunk lengths, which the
 /// chunking rule keeps within the bandwidth), its chunks added to `sent`.
 /// Rounds marked `clean` ([`clean_rounds`]) are taken as checked and
-/// counted. `name` words a round in messages. Returns the ticks of the
-/// rounds before one whose count overflowed (then checking stops).
+/// counted. `name` words a round in messages (also those of the per-tick
+/// rule when `name_ticks`: a class's rounds, whose chunks are member 0's).
+/// Returns the ticks of the rounds before one whose count overflowed (then
+/// checking stops).
 fn check_rounds(
     v: &mut TickValidator,
     rounds: &[Round],
     clean: &[bool],
     sent: &mut [u64],
     name: &dyn Fn(usize) -> String,
+    name_ticks: bool,
 ) -> u64 {
     let mut tick0: u64 = 0;
     let demands = v.inst.demands();
@@ -596,7 +598,13 @@ fn check_rounds(
         scheduled_before.clear();
         scheduled_before.extend(ok_idx.iter().map(|&i| v.scheduled[i]));
         v.ticks = tick0;
+        let listed_before = v.errors.len();
         v.push_tick(&raw);
+        if name_ticks {
+            for e in &mut v.errors[listed_before..] {
+                e.msg = format!("{}: {}", name(ri), e.msg);
+            }
+        }
         v.bits = bits_before;
         for (&i, &before) in ok_idx.iter().zip(&scheduled_before) {
             v.scheduled[i] = before;

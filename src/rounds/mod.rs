@@ -122,9 +122,19 @@ impl Schedule {
                 .collect(),
         );
         parts.extend(self.classes.iter().map(ClassRounds::laid_over));
+        // (A round repeated 0 times, which the validator refuses, would
+        // end its part early in the zip: left out.)
+        for part in &mut parts {
+            part.retain(|r: &(u64, Vec<u32>)| r.0 > 0);
+        }
         let mut flat = Schedule::new();
         for (repeat, demands) in zip_rounds(parts) {
-            flat.push(repeat, demands);
+            if demands.is_empty() {
+                // Empty ticks are ticks: kept, where `push` drops them.
+                flat.rounds.push(Round { repeat, demands });
+            } else {
+                flat.push(repeat, demands);
+            }
         }
         Cow::Owned(flat)
     }

@@ -67,23 +67,14 @@ pub(super) fn validate_with_classes(inst: &Instance, schedule: &Schedule, fast: 
     for (p, rounds) in parts.iter().enumerate() {
         let clean = &clean[first..first + rounds.len()];
         first += rounds.len();
-        let errors_before = v.errors.len();
         let part_ticks = if p == 0 {
-            check_rounds(&mut v, rounds, clean, &mut sent, &|ri| {
-                format!("round {ri}")
-            })
+            let name = |ri: usize| format!("round {ri}");
+            check_rounds(&mut v, rounds, clean, &mut sent, &name, false)
         } else {
-            let name = |ri: usize| format!("class {} round {ri}", p - 1);
-            check_rounds(&mut v, rounds, clean, &mut sent, &name)
-        };
-        if p > 0 {
             // The per-tick rule's messages name member 0's slots: say so.
-            for e in &mut v.errors[errors_before..] {
-                if e.tick.is_some() {
-                    e.msg = format!("class {} (member 0's slots): {}", p - 1, e.msg);
-                }
-            }
-        }
+            let name = |ri: usize| format!("class {} round {ri} (member 0's slots)", p - 1);
+            check_rounds(&mut v, rounds, clean, &mut sent, &name, true)
+        };
         ticks = ticks.max(part_ticks);
     }
     spread_to_members(&mut v, &schedule.classes, &mut sent);
