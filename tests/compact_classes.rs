@@ -6,34 +6,12 @@
 
 mod common;
 use common::*;
-use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::instance::{Instance, Model};
 use tickopt::interop::{load_schedule, validate_schedule_file};
 use tickopt::schedule::{output_size, write_schedule, write_schedule_file, Format, Schedule};
 use tickopt::validate::{validate_compact, validate_expanded};
 use tickopt::verify::{verify_claim, Claim};
 use tickopt::{solve_instance, SolveRequest};
-
-/// Relabelled copies of `part` (each rotated differently, so no copy is
-/// numbered like another) at slot offsets `k * stride`, and `extra`.
-fn copies(part: &Instance, count: u32, stride: u32, extra: &[(u32, u32, u64)]) -> Instance {
-    let n = part.slots;
-    let mut demands = Vec::new();
-    for k in 0..count {
-        let at = |v: u32| k * stride + (v + 3 * k) % n;
-        demands.extend(part.demands().iter().map(|d| Demand {
-            src: at(d.src),
-            dst: at(d.dst),
-            bits: d.bits,
-        }));
-    }
-    demands.extend(
-        extra
-            .iter()
-            .map(|&(src, dst, bits)| Demand { src, dst, bits }),
-    );
-    let slots = demands.iter().map(|d| d.src.max(d.dst) + 1).max().unwrap();
-    Instance::new(part.model, slots, part.bw, demands, &Limits::default()).unwrap()
-}
 
 fn kept(inst: &Instance) -> tickopt::solve::Solution {
     let request = SolveRequest {
