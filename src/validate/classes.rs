@@ -215,7 +215,8 @@ fn check_maps(v: &mut TickValidator, inst: &Instance, schedule: &Schedule) {
             for (j, (&i0, &i)) in rep.iter().zip(map).enumerate() {
                 let (Some(d0), Some(d)) = (demands.get(i0 as usize), demands.get(i as usize))
                 else {
-                    if demands.get(i as usize).is_none() {
+                    // (Member 0's own indices were checked above.)
+                    if m > 0 && demands.get(i as usize).is_none() {
                         refuse(v, format!(
                             "class {c} member {m}: pattern demand {j} maps to demand index {i}, out of range"
                         ));
