@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use tickopt::audit::read_schedule_facts;
 use tickopt::instance::{Instance, Model};
 use tickopt::interop::{load_schedule, validate_schedule_file};
 use tickopt::schedule::{output_size, write_schedule, write_schedule_file, Format, Schedule};
@@ -87,6 +88,19 @@ fn kept_classes_validate_as_their_layout_and_round_trip() {
         .unwrap();
         let v = verify_claim(&inst, &read, &claim, &Default::default());
         assert!(v.holds, "{:?}", v.failures);
+        // The audit's facts count every member's transfers: as the
+        // expanded file of the layout.
+        let expanded = dir.path().join(format!("{model}.expanded.json"));
+        write_schedule_file(&inst, &flat.schedule, Format::Json, &expanded).unwrap();
+        let (a, b) = (
+            read_schedule_facts(&inst, &path).unwrap(),
+            read_schedule_facts(&inst, &expanded).unwrap(),
+        );
+        assert!(a.valid && b.valid);
+        assert_eq!(
+            (a.ticks, &a.utilisation, &a.slot_load),
+            (b.ticks, &b.utilisation, &b.slot_load)
+        );
     }
 }
 
