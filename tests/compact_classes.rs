@@ -267,3 +267,25 @@ fn many_members_validate_from_the_maps() {
     let bytes = output_size(&inst, &schedule, Format::Compact);
     assert!(bytes < 32 * members as u128, "{bytes}");
 }
+
+/// The compact writer's size of a schedule with broken classes (sizes
+/// are asked of any schedule) is a number, never a panic.
+#[test]
+fn sizes_of_broken_classes_do_not_panic() {
+    use tickopt::schedule::{ClassRounds, Round};
+    let inst = instance(Model::Strict1, 3, 1, &[(0, 1, 2), (1, 2, 2)]);
+    for members in [vec![], vec![vec![7u32, 0]], vec![vec![0], vec![1, 9]]] {
+        let mut s = Schedule::new();
+        s.classes.push(ClassRounds {
+            rounds: vec![Round {
+                repeat: 1,
+                demands: vec![0],
+            }],
+            members,
+        });
+        for format in [Format::Compact, Format::Json, Format::Csv] {
+            assert!(output_size(&inst, &s, format) > 0);
+        }
+        assert!(!validate_compact(&inst, &s).passed());
+    }
+}

@@ -266,21 +266,22 @@ struct LocalClass {
 
 impl LocalClass {
     fn new(inst: &Instance, class: &super::ClassRounds) -> LocalClass {
-        let demands = inst.demands();
-        let rep = &class.members[0];
+        // (Indices are valid in a validated schedule; elsewhere, as in
+        // `output_size` of any schedule, a bad one is left out, never a
+        // panic.)
+        let ends = |i: u32| inst.demands().get(i as usize).map(|d| (d.src, d.dst));
+        let rep: &[u32] = class.members.first().map_or(&[], Vec::as_slice);
         let mut slots: Vec<u32> = rep
             .iter()
-            .flat_map(|&i| [demands[i as usize].src, demands[i as usize].dst])
+            .filter_map(|&i| ends(i))
+            .flat_map(|(a, b)| [a, b])
             .collect();
         slots.sort_unstable();
         slots.dedup();
-        let local = |v: u32| slots.binary_search(&v).expect("an end of a pattern demand") as u32;
+        let local = |v: u32| slots.binary_search(&v).unwrap_or(0) as u32;
         let pairs: Vec<(u32, u32)> = rep
             .iter()
-            .map(|&i| {
-                let d = demands[i as usize];
-                (local(d.src), local(d.dst))
-            })
+            .map(|&i| ends(i).map_or((0, 0), |(a, b)| (local(a), local(b))))
             .collect();
         let members = class
             .members
@@ -288,9 +289,10 @@ impl LocalClass {
             .map(|map| {
                 let mut own = vec![0u32; slots.len()];
                 for (&(a, b), &i) in pairs.iter().zip(map) {
-                    let d = demands[i as usize];
-                    own[a as usize] = d.src;
-                    own[b as usize] = d.dst;
+                    if let (Some((src, dst)), true) = (ends(i), (a.max(b) as usize) < own.len()) {
+                        own[a as usize] = src;
+                        own[b as usize] = dst;
+                    }
                 }
                 own
             })
