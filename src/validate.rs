@@ -18,6 +18,9 @@
 //! expanding it, which is what the solvers' outputs go through (the
 //! rounds that are plainly valid, one port or several, are recognised on
 //! all threads first by [`clean`]; every other round is checked in order).
+//! A schedule with classes (compact format v2) is checked by `classes`
+//! without laying them out: the members' slot maps, then each class's
+//! rounds once, as its first member's ticks.
 //!
 //! Every count (ticks, chunks per demand, bits) is checked: a sum that
 //! would overflow is a `STRUCT` error, never a saturated number that

@@ -2,8 +2,11 @@
 //!
 //! Expanded formats stream: copyspace-guard JSON is parsed tick by tick
 //! with a serde visitor (one tick in memory at a time), CSV line by line.
-//! Compact JSON is read whole, straight into typed rounds (the value-tree
-//! reader only runs to name the field of an error). Readers do not
+//! Compact JSON (version 1, or version 2 with its classes: rounds over
+//! local slots and each member's slots, turned into
+//! [`ClassRounds`] by [`CompactFile::to_schedule`]) is read whole,
+//! straight into typed rounds (the value-tree reader only runs to name the
+//! field of an error). Readers do not
 //! judge the schedule (that is the validator's job); they only refuse what
 //! cannot be read at all, with the line and field.
 //!

@@ -1,4 +1,7 @@
-//! Schedule writers: copyspace-guard JSON, CSV and compact JSON.
+//! Schedule writers: copyspace-guard JSON, CSV and compact JSON (version
+//! 1 for a schedule of rounds only, byte for byte as it always was;
+//! version 2 when it has classes, each class's rounds written once over
+//! local slots with every member's slots; doc/formats.md).
 //!
 //! Every writer streams from the compact schedule (the expanded formats via
 //! [`Expansion`]), so memory is bounded by rounds, not ticks. Before a byte
