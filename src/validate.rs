@@ -18,6 +18,9 @@
 //! expanding it, which is what the solvers' outputs go through (the
 //! rounds that are plainly valid, one port or several, are recognised on
 //! all threads first by [`clean`]; every other round is checked in order).
+//! A schedule with classes (compact format v2) is checked by `classes`
+//! without laying them out: the members' slot maps, then each class's
+//! rounds once, as its first member's ticks.
 //!
 //! Every count (ticks, chunks per demand, bits) is checked: a sum that
 //! would overflow is a `STRUCT` error, never a saturated number that
@@ -25,11 +28,12 @@
 //! CSV schedule) cost O(1) ([`TickValidator::push_empty_ticks`]).
 
 use crate::instance::{Instance, Model};
-use crate::rounds::{Expansion, Schedule};
+use crate::rounds::{Expansion, Round, Schedule};
 use clean::clean_rounds;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod classes;
 mod clean;
 mod edit;
 
@@ -99,9 +103,10 @@ impl ValidationError {
             scheduled_bits: None,
         }
     }
-    /// An `EXTRAS` error with a message only (compact files naming unknown pairs).
-    pub fn extras(msg: impl Into<String>) -> Self {
-        ValidationError::new(ErrorKind::Extras, msg)
+    /// An error of `kind` with a message only (compact files that cannot
+    /// be read as a schedule of the instance).
+    pub fn of_kind(kind: ErrorKind, msg: impl Into<String>) -> Self {
+        ValidationError::new(kind, msg)
     }
     fn at(mut self, tick: u64, chunk: usize) -> Self {
         self.tick = Some(tick);
@@ -504,8 +509,10 @@ pub fn validate_compact(inst: &Instance, schedule: &Schedule) -> Report {
 /// checks every round on the general path: the reference the tests hold
 /// the fast path to, report for report).
 fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Report {
+    if !schedule.classes.is_empty() {
+        return classes::validate_with_classes(inst, schedule, fast);
+    }
     let mut v = TickValidator::new(inst);
-    let mut tick0: u64 = 0;
     let (clean, mut sent) = if fast {
         clean_rounds(inst, &schedule.rounds)
     } else {
@@ -514,19 +521,45 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
             vec![0; inst.demands().len()],
         )
     };
-    let demands = inst.demands();
+    let name = |ri: usize| format!("round {ri}");
+    let ticks = check_rounds(&mut v, &schedule.rounds, &clean, &mut sent, &name, false);
+    count_coverage(&mut v, &sent);
+    // On overflow: the ticks of the rounds before the one that overflowed.
+    v.ticks = ticks;
+    v.finish()
+}
+
+/// Checks `rounds` as ticks from tick 0 on: each round a valid tick
+/// (once: its ticks are alike but for the chunk lengths, which the
+/// chunking rule keeps within the bandwidth), its chunks added to `sent`.
+/// Rounds marked `clean` ([`clean_rounds`]) are taken as checked and
+/// counted. `name` words a round in messages (also those of the per-tick
+/// rule when `name_ticks`: a class's rounds, whose chunks are member 0's).
+/// Returns the ticks of the rounds before one whose count overflowed (then
+/// checking stops).
+fn check_rounds(
+    v: &mut TickValidator,
+    rounds: &[Round],
+    clean: &[bool],
+    sent: &mut [u64],
+    name: &dyn Fn(usize) -> String,
+    name_ticks: bool,
+) -> u64 {
+    let mut tick0: u64 = 0;
+    let demands = v.inst.demands();
     // Buffers of the general path, reused round to round.
     let mut raw: Vec<RawChunk> = Vec::new();
     let mut ok_idx: Vec<usize> = Vec::new();
     let mut scheduled_before: Vec<u128> = Vec::new();
-    for (ri, round) in schedule.rounds.iter().enumerate() {
+    for (ri, round) in rounds.iter().enumerate() {
         // Ticks of all rounds so far, checked (a clean round sends a demand
         // at most `ports` times per tick, and its counts stay within the
         // ticks times the ports, which `clean_rounds` checked; other
         // rounds' counts are checked below).
         let Some(next_tick0) = tick0.checked_add(round.repeat) else {
             v.overflow(&format!(
-                "round {ri}: tick count {tick0} + repeat {}",
+                "{}: tick count {tick0} + repeat {}",
+                name(ri),
                 round.repeat
             ));
             break;
@@ -534,7 +567,7 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
         if round.repeat == 0 {
             v.add(ValidationError::new(
                 ErrorKind::Struct,
-                format!("round {ri} has repeat 0"),
+                format!("{} has repeat 0", name(ri)),
             ));
             continue;
         }
@@ -557,7 +590,7 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
                 }
                 None => v.add(ValidationError::new(
                     ErrorKind::Struct,
-                    format!("round {ri}: demand index {di} out of range"),
+                    format!("{}: demand index {di} out of range", name(ri)),
                 )),
             }
         }
@@ -568,7 +601,13 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
         scheduled_before.clear();
         scheduled_before.extend(ok_idx.iter().map(|&i| v.scheduled[i]));
         v.ticks = tick0;
+        let listed_before = v.errors.len();
         v.push_tick(&raw);
+        if name_ticks {
+            for e in &mut v.errors[listed_before..] {
+                e.msg = format!("{}: {}", name(ri), e.msg);
+            }
+        }
         v.bits = bits_before;
         for (&i, &before) in ok_idx.iter().zip(&scheduled_before) {
             v.scheduled[i] = before;
@@ -585,23 +624,26 @@ fn validate_compact_with(inst: &Instance, schedule: &Schedule, fast: bool) -> Re
                 }
             }
             if let Some(i) = overflow {
-                v.overflow(&format!("round {ri}: chunks sent of demand {i}"));
+                v.overflow(&format!("{}: chunks sent of demand {i}", name(ri)));
                 break;
             }
         }
         tick0 = next_tick0;
     }
-    // Every counted round sent the next chunks of its demands, so demand
-    // i's bits are those of its chunks 0 .. sent[i] (the bits of
-    // consecutive ranges add up): one checked count per demand.
+    tick0
+}
+
+/// Counts every demand's bits from its chunks sent: every counted round
+/// sent the next chunks of its demands, so demand `i`'s bits are those of
+/// its chunks `0 .. sent[i]` (the bits of consecutive ranges add up): one
+/// checked count per demand.
+fn count_coverage(v: &mut TickValidator, sent: &[u64]) {
     for (i, &to) in sent.iter().enumerate() {
         if to > 0 {
-            v.count_bits(Ok(i), chunk_bits_between(inst, i, 0, to));
+            let bits = chunk_bits_between(v.inst, i, 0, to);
+            v.count_bits(Ok(i), bits);
         }
     }
-    // On overflow: the ticks of the rounds before the one that overflowed.
-    v.ticks = tick0;
-    v.finish()
 }
 
 /// Bits carried by chunks `from..to` of demand `i`, where chunks beyond the

@@ -89,7 +89,7 @@ fn solve_checked(inst: &Instance, solver: SolverChoice) -> tickopt::solve::Solut
         inst,
         &SolveRequest {
             solver,
-            time_limit: None,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -662,14 +662,16 @@ fn doctored_multiport_compact_schedules_keep_their_messages() {
         &Limits::default(),
     )
     .unwrap();
-    let schedule = |rounds: &[(u64, &[u32])]| tickopt::schedule::Schedule {
-        rounds: rounds
-            .iter()
-            .map(|&(repeat, d)| tickopt::schedule::Round {
-                repeat,
-                demands: d.to_vec(),
-            })
-            .collect(),
+    let schedule = |rounds: &[(u64, &[u32])]| {
+        tickopt::schedule::Schedule::from_rounds(
+            rounds
+                .iter()
+                .map(|&(repeat, d)| tickopt::schedule::Round {
+                    repeat,
+                    demands: d.to_vec(),
+                })
+                .collect(),
+        )
     };
     // The valid schedule: two sends of slot 0 per tick, 3 ticks.
     let good = schedule(&[(1, &[0, 1]), (1, &[1, 2]), (1, &[0, 2])]);

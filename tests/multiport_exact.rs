@@ -29,6 +29,7 @@ fn solve_verified(inst: &Instance, time_limit: Option<Duration>) -> Solution {
         &SolveRequest {
             solver: SolverChoice::Auto,
             time_limit,
+            ..Default::default()
         },
     )
     .unwrap();

@@ -62,7 +62,7 @@ proptest! {
         let g = DemandGraph::new(&inst);
         let bounds = bounds_for(&inst, &g);
         for choice in [SolverChoice::Auto, SolverChoice::Greedy] {
-            let sol = solve_instance(&inst, &SolveRequest { solver: choice, time_limit: None }).unwrap();
+            let sol = solve_instance(&inst, &SolveRequest { solver: choice, ..Default::default() }).unwrap();
             let fast = validate_compact(&inst, &sol.schedule);
             let slow = validate_expanded(&inst, &sol.schedule);
             prop_assert!(fast.passed(), "{}", fast.one_line());

@@ -9,7 +9,7 @@
 mod common;
 use common::*;
 use tickopt::gen::{self, Family, GenSpec, TransformerReshard};
-use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::instance::{Instance, Limits, Model};
 use tickopt::solve::{Solution, Status};
 use tickopt::validate::validate_compact;
 use tickopt::verify::{verify_claim, Claim};
@@ -27,29 +27,6 @@ fn solve(inst: &Instance) -> Solution {
     let v = verify_claim(inst, &report, &claim, &Default::default());
     assert!(v.holds, "{:?}", v.failures);
     sol
-}
-
-/// Copies of `part` at slot offsets `k * stride`, each with its slots
-/// permuted by a different rotation (so no copy is numbered like another),
-/// plus `extra` demands as they are.
-fn copies(part: &Instance, count: u32, stride: u32, extra: &[(u32, u32, u64)]) -> Instance {
-    let n = part.slots;
-    let mut demands = Vec::new();
-    for k in 0..count {
-        let at = |v: u32| k * stride + (v + 3 * k) % n;
-        demands.extend(part.demands().iter().map(|d| Demand {
-            src: at(d.src),
-            dst: at(d.dst),
-            bits: d.bits,
-        }));
-    }
-    demands.extend(
-        extra
-            .iter()
-            .map(|&(src, dst, bits)| Demand { src, dst, bits }),
-    );
-    let slots = demands.iter().map(|d| d.src.max(d.dst) + 1).max().unwrap();
-    Instance::new(part.model, slots, part.bw, demands, &Limits::default()).unwrap()
 }
 
 /// Six relabelled copies of a random 9-slot instance and a complete graph

@@ -78,6 +78,7 @@ fn solve_with_a_tiny_time_limit_returns_a_valid_cut_short_schedule() {
         let request = SolveRequest {
             solver,
             time_limit: Some(Duration::from_millis(1)),
+            ..Default::default()
         };
         let sol = solve_instance(&inst, &request).unwrap();
         let report = validate_compact(&inst, &sol.schedule);

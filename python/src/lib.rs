@@ -327,9 +327,14 @@ fn solve(
     min_chunk: Option<i128>,
     max_chunk: Option<i128>,
 ) -> PyResult<NativeSolution> {
+    // As `tickopt solve` keeps them for the compact form: equal
+    // components' rounds once per class (what `write(.., "compact")`
+    // stores as format v2); ticks, p2p and the expanded writers lay them
+    // out (`Schedule::flat`).
     let request = SolveRequest {
         solver: solver_choice(solver)?,
         time_limit: self::time_limit(time_limit)?,
+        keep_classes: true,
     };
     let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
     let auto_chunk = match chunk {
@@ -411,7 +416,13 @@ fn solve_matrix(
     let frame = MatrixFrame::new(n, bw, model, solver, time_limit)?;
     detached(py, move || {
         let inst = frame.instance(matrix)?;
-        let sol = solve_instance(&inst, &frame.request).map_err(engine_error)?;
+        // Classes kept as in `solve` (the planner's replans need ordinary
+        // rounds, so its frame does not keep them).
+        let request = SolveRequest {
+            keep_classes: true,
+            ..frame.request.clone()
+        };
+        let sol = solve_instance(&inst, &request).map_err(engine_error)?;
         Ok(NativeSolution {
             inst,
             sol,
@@ -444,6 +455,7 @@ impl MatrixFrame {
         let request = SolveRequest {
             solver: solver_choice(solver)?,
             time_limit: self::time_limit(time_limit)?,
+            keep_classes: false,
         };
         let model: Model = model
             .parse()

@@ -78,6 +78,20 @@ pub fn read_schedule_facts(inst: &Instance, path: &Path) -> Result<ScheduleFacts
     let report = validate_schedule_file(inst, path)?;
     let mut load = LoadCounter::new(inst, report.ticks_total);
     match read_schedule_file(path)? {
+        // Version 2: the load of every member, from the classes laid out
+        // (a file that cannot be read as a schedule is invalid: no load).
+        ScheduleInput::Compact(c) if !c.classes.is_empty() => {
+            if let Ok(schedule) = c.to_schedule(inst) {
+                let demands = inst.demands();
+                for r in &schedule.flat().rounds {
+                    let chunks = r.demands.iter().filter_map(|&i| {
+                        let d = demands.get(i as usize)?;
+                        Some(Some((d.src as i128, d.dst as i128)))
+                    });
+                    load.ticks(chunks, r.repeat);
+                }
+            }
+        }
         ScheduleInput::Compact(c) => {
             for (repeat, pairs) in &c.rounds {
                 let chunks = pairs.iter().map(|&(a, b)| Some((a as i128, b as i128)));
@@ -451,7 +465,7 @@ mod tests {
         let inst = Instance::new(Model::Strict1, 7, 1024, demands, &Limits::default()).unwrap();
         let request = SolveRequest {
             solver: SolverChoice::Greedy,
-            time_limit: None,
+            ..Default::default()
         };
         let sol = solve_instance(&inst, &request).unwrap();
         assert_eq!((sol.ticks, sol.lower_bound.ticks), (8, 7));

@@ -479,6 +479,7 @@ fn measure(
     let request = SolveRequest {
         solver: opts.solver,
         time_limit: opts.time_limit,
+        keep_classes: false,
     };
     let t1 = Instant::now();
     let sol = solve_instance(inst, &request).map_err(|e| e.to_string())?;

@@ -62,6 +62,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     let request = SolveRequest {
         solver: SolverChoice::Auto,
         time_limit: time_limit(a.time_limit)?,
+        keep_classes: false,
     };
     if let Some(dir) = &a.out_dir {
         if dir.exists() && !dir.is_dir() {

@@ -40,6 +40,7 @@ pub fn run(a: PluginArgs) -> anyhow::Result<u8> {
     let request = SolveRequest {
         solver: SolverChoice::Auto,
         time_limit: super::solve_cmd::time_limit(a.time_limit)?,
+        keep_classes: false,
     };
     let summary_path = std::env::var_os(SUMMARY_ENV)
         .filter(|p| !p.is_empty())

@@ -199,7 +199,7 @@ fn replay_runs(
             inst,
             &SolveRequest {
                 solver: SolverChoice::Greedy,
-                time_limit: None,
+                ..Default::default()
             },
         )?;
         runs.push(Run {

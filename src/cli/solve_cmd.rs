@@ -155,9 +155,19 @@ pub fn time_limit(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
 pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     set_threads(a.threads)?;
     let limit = time_limit(a.time_limit)?;
+    let format = a.out.as_ref().map(|out| {
+        a.format
+            .unwrap_or(match out.extension().and_then(|e| e.to_str()) {
+                Some("csv") => Format::Csv,
+                _ => Format::Json,
+            })
+    });
     let request = SolveRequest {
         solver: a.solver,
         time_limit: limit,
+        // The compact form stores equal components' rounds once (format
+        // v2); the expanded forms need every transfer anyway.
+        keep_classes: matches!(format, None | Some(Format::Compact)),
     };
     // Every output is checked (and its temporary file created) before any
     // work; nothing appears under an output name before the end.
@@ -210,13 +220,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         summary = summary.with_seconds(s);
     }
     let mut out_file = out_file;
-    if let (Some(out), Some(file)) = (&a.out, &mut out_file) {
-        let format = a
-            .format
-            .unwrap_or(match out.extension().and_then(|e| e.to_str()) {
-                Some("csv") => Format::Csv,
-                _ => Format::Json,
-            });
+    if let (Some(format), Some(file)) = (format, &mut out_file) {
         // Valid and within the size limit, or nothing is written at all.
         // The remedy that applies: a compact schedule is already the
         // smallest form (its size grows with rounds x pairs).

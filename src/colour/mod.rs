@@ -35,10 +35,11 @@ mod rounds;
 mod structure;
 mod types;
 
+pub use crate::rounds::zip_rounds;
 pub use check::{check, check_rounds};
 pub use greedy::greedy_rounds;
 pub use pipeline::{backbone_may_apply, backbone_may_fit, colour_backbone, colour_strict1};
-pub use structure::{colour_by_structure, zip_rounds, StructureColouring};
+pub use structure::{colour_by_structure, StructureColouring};
 pub use types::{ColourInput, ColourStats, Colouring, ExhaustiveProof};
 
 #[cfg(test)]

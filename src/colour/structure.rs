@@ -28,6 +28,7 @@
 //! `None`; the LP/ILP engine handles the graph then.
 
 use crate::bounds::checked_sum;
+use crate::rounds::zip_rounds;
 use std::collections::HashMap;
 
 /// Largest complete component coloured by the round-robin (its pair table
@@ -326,33 +327,4 @@ fn complete_uniform(edges: &[(u32, u32, u64)], verts: &[u32], comp_edges: &[u32]
     let total = m.checked_mul(comp_edges.len() as u64)?;
     let odd = (k % 2 == 1 && k >= 3).then(|| (verts.to_vec(), total));
     Some((rounds, ticks, odd))
-}
-
-/// Merges colourings of vertex-disjoint parts tick by tick: the result has
-/// as many ticks as the longest part and at most the sum of their rounds.
-pub fn zip_rounds(parts: Vec<Vec<(u64, Vec<u32>)>>) -> Vec<(u64, Vec<u32>)> {
-    if parts.len() == 1 {
-        return parts.into_iter().next().unwrap_or_default();
-    }
-    let mut idx = vec![0usize; parts.len()];
-    let mut left: Vec<u64> = parts.iter().map(|p| p.first().map_or(0, |r| r.0)).collect();
-    let mut out = Vec::new();
-    loop {
-        let step = left.iter().copied().filter(|&l| l > 0).min();
-        let Some(step) = step else { break };
-        let mut round = Vec::new();
-        for (p, part) in parts.iter().enumerate() {
-            if left[p] == 0 {
-                continue;
-            }
-            round.extend_from_slice(&part[idx[p]].1);
-            left[p] -= step;
-            if left[p] == 0 {
-                idx[p] += 1;
-                left[p] = part.get(idx[p]).map_or(0, |r| r.0);
-            }
-        }
-        out.push((step, round));
-    }
-    out
 }

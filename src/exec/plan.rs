@@ -237,6 +237,8 @@ impl Plan {
         devices: u32,
     ) -> Result<Plan, PlanError> {
         let layout = Layout::new(inst, scale_bits, devices)?;
+        // Classes laid over their members: a plan copies every transfer.
+        let schedule = &*schedule.flat();
         let copies: u64 = schedule
             .rounds
             .iter()

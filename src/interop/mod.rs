@@ -43,6 +43,7 @@ pub fn levels_report(inst: &Instance, ticks: &[Vec<(u64, u64)>]) -> Report {
     let c = CompactFile {
         model: inst.model,
         rounds: ticks.iter().map(|t| (1, t.clone())).collect(),
+        classes: Vec::new(),
     };
     validate_rounds(inst, &c, false).0
 }

@@ -150,10 +150,11 @@ pub struct ByteChunk {
 }
 
 /// Streams a schedule's ticks as byte chunks (one buffer for the current
-/// tick; memory bounded by demands, not ticks).
+/// tick; memory bounded by demands, not ticks). A schedule with classes
+/// is laid out first ([`Schedule::flat`]).
 pub struct ByteTicks<'a> {
     inst: &'a Instance,
-    schedule: &'a Schedule,
+    schedule: std::borrow::Cow<'a, Schedule>,
     layout: &'a Layout,
     sent: Vec<u64>,
     round: usize,
@@ -165,7 +166,7 @@ impl<'a> ByteTicks<'a> {
     pub fn new(inst: &'a Instance, schedule: &'a Schedule, layout: &'a Layout) -> Self {
         ByteTicks {
             inst,
-            schedule,
+            schedule: schedule.flat(),
             layout,
             sent: vec![0; inst.demands().len()],
             round: 0,

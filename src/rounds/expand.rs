@@ -2,6 +2,7 @@
 
 use super::Schedule;
 use crate::instance::Instance;
+use std::borrow::Cow;
 
 /// One transfer in one tick, in copyspace-guard's terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -16,9 +17,10 @@ pub struct Chunk {
 /// Memory: one counter per demand plus one tick buffer. A demand whose
 /// chunks run out (the schedule over-covers it) yields chunks of `bw` bits
 /// (its bandwidth) beyond its total, so the validator still sees and reports the excess.
+/// A schedule with classes is laid out first ([`Schedule::flat`]).
 pub struct Expansion<'a> {
     inst: &'a Instance,
-    schedule: &'a Schedule,
+    schedule: Cow<'a, Schedule>,
     sent: Vec<u64>,
     round: usize,
     done_in_round: u64,
@@ -29,7 +31,7 @@ impl<'a> Expansion<'a> {
     pub fn new(inst: &'a Instance, schedule: &'a Schedule) -> Self {
         Expansion {
             inst,
-            schedule,
+            schedule: schedule.flat(),
             sent: vec![0; inst.demands().len()],
             round: 0,
             done_in_round: 0,

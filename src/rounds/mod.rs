@@ -6,14 +6,27 @@
 //! per-tick chunks lazily (every chunk `bw` bits, each demand's last chunk
 //! the remainder), which is what the writers stream from.
 //!
+//! A schedule may also hold [`ClassRounds`] (DESIGN.md §13, issue 39):
+//! rounds stored once for a class of equal components, with each member's
+//! map from the class's demands to its own. Every class and the plain
+//! rounds start at tick 0 and run side by side (members share no slot), so
+//! the schedule lasts as long as its longest part. [`Schedule::flat`]
+//! lays every class over its members and zips the parts into ordinary
+//! rounds, for the consumers that need every transfer spelled out
+//! (lowering, executors, the expanded writers); the validator and the
+//! compact writer read the classes as they are.
+//!
 //! Data only: the validator ([`crate::validate`]) checks a schedule, and
 //! [`crate::schedule`] (which re-exports these types) writes and reads it.
 
 mod expand;
+mod zip;
 
 pub use expand::{Chunk, Expansion};
+pub use zip::zip_rounds;
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Demands sent together for `repeat` consecutive ticks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,15 +37,106 @@ pub struct Round {
     pub demands: Vec<u32>,
 }
 
-/// A compact schedule: rounds in tick order.
+/// Rounds stored once for a class of equal components (module docs).
+///
+/// The class's *pattern* is its demands `0..q`; a round lists pattern
+/// indices, and member `m` sends instance demand `members[m][j]` for
+/// pattern demand `j`. Member 0 is the representative. What makes this a
+/// schedule (each member a relabelling of the representative by a slot
+/// map that is one to one, members sharing no slot, equal chunk counts)
+/// is the validator's to check ([`crate::validate::validate_compact`]),
+/// not this type's.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ClassRounds {
+    /// Rounds over the pattern's demands, in tick order from tick 0.
+    pub rounds: Vec<Round>,
+    /// Per member, the instance demand of each pattern demand.
+    pub members: Vec<Vec<u32>>,
+}
+
+impl ClassRounds {
+    /// The class's ticks: the sum of its repeats, or `None` on overflow.
+    pub fn checked_ticks(&self) -> Option<u64> {
+        sum_repeats(&self.rounds)
+    }
+
+    /// The class's rounds with every member's demands in each (the
+    /// ordinary rounds it stands for).
+    pub fn laid_over(&self) -> Vec<(u64, Vec<u32>)> {
+        self.rounds
+            .iter()
+            .map(|r| {
+                let mut demands = Vec::with_capacity(r.demands.len() * self.members.len());
+                for map in &self.members {
+                    demands.extend(r.demands.iter().filter_map(|&j| map.get(j as usize)));
+                }
+                (r.repeat, demands)
+            })
+            .collect()
+    }
+}
+
+/// A compact schedule: rounds in tick order, and classes' rounds beside
+/// them (module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Schedule {
+    /// Ordinary rounds, from tick 0.
     pub rounds: Vec<Round>,
+    /// Classes of equal components, each from tick 0 beside the rounds
+    /// (empty for every schedule but a solve's that asked to keep them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassRounds>,
+}
+
+/// The sum of the repeats of `rounds`, or `None` on overflow.
+fn sum_repeats(rounds: &[Round]) -> Option<u64> {
+    rounds.iter().try_fold(0u64, |a, r| a.checked_add(r.repeat))
 }
 
 impl Schedule {
     pub fn new() -> Self {
         Schedule::default()
+    }
+
+    /// A schedule of ordinary rounds only.
+    pub fn from_rounds(rounds: Vec<Round>) -> Self {
+        Schedule {
+            rounds,
+            classes: Vec::new(),
+        }
+    }
+
+    /// This schedule with its classes laid over their members and zipped
+    /// with the rounds into ordinary rounds (borrowed when it has no
+    /// classes). O(the expanded rounds' entries): for consumers that need
+    /// every transfer; checking and writing the compact form do not.
+    pub fn flat(&self) -> Cow<'_, Schedule> {
+        if self.classes.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        let mut parts = Vec::with_capacity(self.classes.len() + 1);
+        parts.push(
+            self.rounds
+                .iter()
+                .map(|r| (r.repeat, r.demands.clone()))
+                .collect(),
+        );
+        parts.extend(self.classes.iter().map(ClassRounds::laid_over));
+        // (A round repeated 0 times, which the validator refuses, would
+        // end its part early in the zip: left out.)
+        for part in &mut parts {
+            part.retain(|r: &(u64, Vec<u32>)| r.0 > 0);
+        }
+        let mut flat = Schedule::new();
+        for (repeat, demands) in zip_rounds(parts) {
+            if demands.is_empty() {
+                // Empty ticks are ticks: kept, where `push` drops them.
+                flat.rounds.push(Round { repeat, demands });
+            } else {
+                flat.push(repeat, demands);
+            }
+        }
+        Cow::Owned(flat)
     }
 
     /// Appends a round, merging it into the last one when the demand sets
@@ -71,19 +175,23 @@ impl Schedule {
         self.checked_ticks().unwrap_or(u64::MAX)
     }
 
-    /// Total ticks, or `None` when the sum of repeats overflows u64.
+    /// Total ticks, or `None` when a sum of repeats overflows u64: the
+    /// rounds' and every class's run side by side from tick 0, so the
+    /// longest of them.
     pub fn checked_ticks(&self) -> Option<u64> {
-        self.rounds
-            .iter()
-            .try_fold(0u64, |a, r| a.checked_add(r.repeat))
+        let mut ticks = sum_repeats(&self.rounds)?;
+        for class in &self.classes {
+            ticks = ticks.max(class.checked_ticks()?);
+        }
+        Some(ticks)
     }
 
-    /// Number of rounds.
+    /// Number of rounds stored: the ordinary ones and every class's.
     pub fn len(&self) -> usize {
-        self.rounds.len()
+        self.rounds.len() + self.classes.iter().map(|c| c.rounds.len()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rounds.is_empty()
+        self.len() == 0
     }
 }

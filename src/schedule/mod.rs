@@ -7,7 +7,8 @@
 //! readers sit above the validator (a schedule is validated before it is
 //! written, and as it is read).
 //!
-//! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON, with
+//! Submodules: `writers` (copyspace-guard JSON, CSV, compact JSON v1 and
+//! v2, with
 //! their exact sizes and a size limit), `readers` (the same formats back,
 //! streaming where possible), `output` (output paths: checked up front,
 //! written atomically, special files in place, temporary files removed on
@@ -17,7 +18,7 @@ pub mod output;
 pub mod readers;
 pub mod writers;
 
-pub use crate::rounds::{Chunk, Expansion, Round, Schedule};
+pub use crate::rounds::{Chunk, ClassRounds, Expansion, Round, Schedule};
 pub use readers::{read_schedule_file, ScheduleInput};
 pub use writers::{
     output_size, write_schedule, write_schedule_file, write_schedule_file_limited,

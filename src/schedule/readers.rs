@@ -2,8 +2,11 @@
 //!
 //! Expanded formats stream: copyspace-guard JSON is parsed tick by tick
 //! with a serde visitor (one tick in memory at a time), CSV line by line.
-//! Compact JSON is read whole, straight into typed rounds (the value-tree
-//! reader only runs to name the field of an error). Readers do not
+//! Compact JSON (version 1, or version 2 with its classes: rounds over
+//! local slots and each member's slots, turned into
+//! [`ClassRounds`] by [`CompactFile::to_schedule`]) is read whole,
+//! straight into typed rounds (the value-tree reader only runs to name the
+//! field of an error). Readers do not
 //! judge the schedule (that is the validator's job); they only refuse what
 //! cannot be read at all, with the line and field.
 //!
@@ -14,13 +17,14 @@
 //! numbers in a CSV schedule is passed on as one run of empty ticks, so a
 //! one-line file at tick 10^12 costs O(1).
 
-use super::{Round, Schedule};
+use super::writers::{COMPACT_FORMAT_TAG, COMPACT_FORMAT_TAG_V2};
+use super::{ClassRounds, Round, Schedule};
 use crate::instance::csv_cells::{is_skippable, parse_uint, split_cells};
 use crate::instance::json_strict::{
     duplicate_key, json_error, parse_json_value, value_as_uint, StrictIgnore, StrictValue, UTF8_BOM,
 };
 use crate::instance::{InputError, Instance, Model};
-use crate::validate::{RawChunk, Report, TickValidator};
+use crate::validate::{ErrorKind, RawChunk, Report, TickValidator};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,17 +32,50 @@ use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+/// Rounds as a compact file lists them: repeat and `[src, dst]` pairs.
+pub type CompactRounds = Vec<(u64, Vec<(u64, u64)>)>;
+
 /// A compact schedule file, before its pairs are matched to demands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompactFile {
     pub model: Model,
-    pub rounds: Vec<(u64, Vec<(u64, u64)>)>,
+    pub rounds: CompactRounds,
+    /// Version 2's classes (none in version 1).
+    pub classes: Vec<CompactClass>,
+}
+
+/// A class of a version-2 compact file: rounds over local slots `0..k`
+/// stored once, and each member's `k` slots (local slot `v` is the
+/// member's `members[m][v]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactClass {
+    pub members: Vec<Vec<u64>>,
+    pub rounds: CompactRounds,
 }
 
 impl CompactFile {
     /// Maps pairs to demand indices. Errors list a pair the instance lacks.
     pub fn to_schedule(&self, inst: &Instance) -> Result<Schedule, InputError> {
+        self.to_schedule_kind(inst).map_err(|(_, e)| e)
+    }
+
+    /// [`CompactFile::to_schedule`], with the kind of error the validator
+    /// reports for a refusal: `EXTRAS` for a pair that is not a demand,
+    /// `STRUCT` for a class that is malformed (members of different
+    /// lengths, a local slot past them).
+    fn to_schedule_kind(&self, inst: &Instance) -> Result<Schedule, (ErrorKind, InputError)> {
         let mut s = Schedule::new();
+        s.rounds = self
+            .plain_rounds(inst)
+            .map_err(|e| (ErrorKind::Extras, e))?;
+        for (c, class) in self.classes.iter().enumerate() {
+            s.classes.push(class_rounds(inst, c, class)?);
+        }
+        Ok(s)
+    }
+
+    fn plain_rounds(&self, inst: &Instance) -> Result<Vec<Round>, InputError> {
+        let mut s = Vec::with_capacity(self.rounds.len());
         for (ri, (repeat, pairs)) in self.rounds.iter().enumerate() {
             let mut idx = Vec::with_capacity(pairs.len());
             for &(a, b) in pairs {
@@ -57,13 +94,92 @@ impl CompactFile {
             // Keep rounds as written (no merging), so round numbers in
             // messages match the file.
             idx.sort_unstable();
-            s.rounds.push(Round {
+            s.push(Round {
                 repeat: *repeat,
                 demands: idx,
             });
         }
         Ok(s)
     }
+}
+
+/// A version-2 class read into [`ClassRounds`]: its pattern is the
+/// distinct local pairs of its rounds (ascending), and each member's map
+/// sends pattern pair `(a, b)` to the demand between its slots `a` and
+/// `b`. O(the class's entries + members x pattern); whether the maps make
+/// a schedule is the validator's to judge.
+fn class_rounds(
+    inst: &Instance,
+    c: usize,
+    class: &CompactClass,
+) -> Result<ClassRounds, (ErrorKind, InputError)> {
+    let k = class.members.first().map_or(0, Vec::len);
+    let structural =
+        |field: String, msg: String| (ErrorKind::Struct, InputError::field(&field, msg));
+    if class.members.is_empty() {
+        return Err(structural(
+            format!("classes[{c}].members"),
+            "no members".into(),
+        ));
+    }
+    if let Some(m) = class.members.iter().position(|s| s.len() != k) {
+        return Err(structural(
+            format!("classes[{c}].members[{m}]"),
+            format!("{} slots where member 0 has {k}", class.members[m].len()),
+        ));
+    }
+    let mut pattern: Vec<(u64, u64)> = Vec::new();
+    for (ri, (_, pairs)) in class.rounds.iter().enumerate() {
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            if a >= k as u64 || b >= k as u64 {
+                return Err(structural(
+                    format!("classes[{c}].rounds[{ri}].pairs[{i}]"),
+                    format!("local slots {a}->{b}: the members have {k} slots (0..{k})"),
+                ));
+            }
+            pattern.push((a, b));
+        }
+    }
+    pattern.sort_unstable();
+    pattern.dedup();
+    let rounds = class
+        .rounds
+        .iter()
+        .map(|(repeat, pairs)| {
+            let mut demands: Vec<u32> = pairs
+                .iter()
+                .map(|p| pattern.binary_search(p).expect("in the pattern") as u32)
+                .collect();
+            demands.sort_unstable();
+            Round {
+                repeat: *repeat,
+                demands,
+            }
+        })
+        .collect();
+    let mut members = Vec::with_capacity(class.members.len());
+    for (m, slots) in class.members.iter().enumerate() {
+        let mut map = Vec::with_capacity(pattern.len());
+        for &(a, b) in &pattern {
+            let (x, y) = (slots[a as usize], slots[b as usize]);
+            let i = u32::try_from(x)
+                .ok()
+                .zip(u32::try_from(y).ok())
+                .and_then(|(x, y)| inst.demand_index(x, y))
+                .ok_or_else(|| {
+                    (
+                        ErrorKind::Extras,
+                        InputError::field(
+                            &format!("classes[{c}].members[{m}]"),
+                            format!("pair {x}->{y} (local {a}->{b}) is not a demand"),
+                        ),
+                    )
+                })?;
+            map.push(i as u32);
+        }
+        members.push(map);
+    }
+    Ok(ClassRounds { rounds, members })
 }
 
 /// What a schedule file holds.
@@ -155,10 +271,12 @@ fn first_byte(head: &[u8]) -> Option<u8> {
 }
 
 /// Whether a file's first bytes hold the compact format's tag as the
-/// writer puts it (`"format":"tickopt-compact-v1"`).
+/// writer puts it (`"format":"tickopt-compact-v1"`, or `-v2`).
 fn opens_as_compact(head: &[u8]) -> bool {
-    let tag = format!("\"format\":\"{}\"", super::writers::COMPACT_FORMAT_TAG);
-    head.windows(tag.len()).any(|w| w == tag.as_bytes())
+    [COMPACT_FORMAT_TAG, COMPACT_FORMAT_TAG_V2].iter().any(|t| {
+        let tag = format!("\"format\":\"{t}\"");
+        head.windows(tag.len()).any(|w| w == tag.as_bytes())
+    })
 }
 
 fn open(path: &Path) -> Result<std::fs::File, InputError> {
@@ -229,7 +347,8 @@ pub fn read_schedule_file(path: &Path) -> Result<ScheduleInput, InputError> {
 pub enum JsonFormat {
     /// copyspace-guard's `{"version", "model", "ticks": [...]}`.
     Expanded,
-    /// tickopt's `{"format": "tickopt-compact-v1", "model", "rounds"}`.
+    /// tickopt's `{"format": "tickopt-compact-v1", "model", "rounds"}` (or
+    /// `-v2`, with `classes` too).
     Compact,
 }
 
@@ -238,12 +357,22 @@ pub enum JsonFormat {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JsonShape {
     pub keys: Vec<String>,
+    /// `format` is a compact tag, of either version.
     pub compact_tag: bool,
+    /// `format` is version 2's tag (rounds and classes).
+    pub compact_v2: bool,
     pub ticks_array: bool,
 }
 
 impl JsonShape {
-    /// Compact iff `"format": "tickopt-compact-v1"` and `rounds`; expanded
+    /// Notes whether the `format` value `v` is a compact tag, and which.
+    fn read_tag(&mut self, v: &Value) {
+        self.compact_v2 = v.as_str() == Some(COMPACT_FORMAT_TAG_V2);
+        self.compact_tag = self.compact_v2 || v.as_str() == Some(COMPACT_FORMAT_TAG);
+    }
+
+    /// Compact iff `"format"` is a compact tag (`"tickopt-compact-v1"` or
+    /// `"tickopt-compact-v2"`) and `rounds`; expanded
     /// iff `ticks` is an array; both or neither is refused, naming the
     /// keys found. Other keys (notes, metadata) do not matter.
     pub fn format(&self) -> Result<JsonFormat, InputError> {
@@ -258,9 +387,9 @@ impl JsonShape {
                     self.keys.join(", ")
                 };
                 let why = if both {
-                    "it is both a compact schedule (\"format\": \"tickopt-compact-v1\" with \"rounds\") and an expanded one (\"ticks\" array)"
+                    "it is both a compact schedule (\"format\": \"tickopt-compact-v1\" or \"tickopt-compact-v2\", with \"rounds\") and an expanded one (\"ticks\" array)"
                 } else {
-                    "it is neither an expanded schedule (a \"ticks\" array) nor a compact one (\"format\": \"tickopt-compact-v1\" with \"rounds\")"
+                    "it is neither an expanded schedule (a \"ticks\" array) nor a compact one (\"format\": \"tickopt-compact-v1\" or \"tickopt-compact-v2\", with \"rounds\")"
                 };
                 Err(InputError::new(format!(
                     "not a schedule: {why}; top-level keys found: {keys}"
@@ -298,10 +427,7 @@ fn shape_of<'de, R: serde_json::de::Read<'de>>(
                     return Err(duplicate_key(&key));
                 }
                 match key.as_str() {
-                    "format" => {
-                        let v = map.next_value::<StrictValue>()?.0;
-                        shape.compact_tag = v.as_str() == Some(super::writers::COMPACT_FORMAT_TAG);
-                    }
+                    "format" => shape.read_tag(&map.next_value::<StrictValue>()?.0),
                     "ticks" => shape.ticks_array = map.next_value::<IsArray>()?.0,
                     _ => {
                         map.next_value::<StrictIgnore>()?;
@@ -336,13 +462,57 @@ pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
         .ok_or_else(|| InputError::field("model", "missing"))?
         .parse::<Model>()
         .map_err(|e| InputError::field("model", e.to_string()))?;
-    let rounds_v = v
-        .get("rounds")
+    let rounds = rounds_of_value(v.get("rounds"), "rounds")?;
+    let classes = if v.get("format").and_then(Value::as_str) == Some(COMPACT_FORMAT_TAG_V2) {
+        classes_of_value(v.get("classes"))?
+    } else {
+        Vec::new()
+    };
+    Ok(CompactFile {
+        model,
+        rounds,
+        classes,
+    })
+}
+
+/// Version 2's classes read from a value tree, errors naming the field.
+fn classes_of_value(classes_v: Option<&Value>) -> Result<Vec<CompactClass>, InputError> {
+    let classes_v = classes_v
         .and_then(Value::as_array)
-        .ok_or_else(|| InputError::field("rounds", "missing array"))?;
+        .ok_or_else(|| InputError::field("classes", "missing array (format version 2)"))?;
+    let mut classes = Vec::with_capacity(classes_v.len());
+    for (c, class) in classes_v.iter().enumerate() {
+        let p = format!("classes[{c}]");
+        let members_v = class
+            .get("members")
+            .and_then(Value::as_array)
+            .ok_or_else(|| InputError::field(&format!("{p}.members"), "missing array"))?;
+        let mut members = Vec::with_capacity(members_v.len());
+        for (m, slots_v) in members_v.iter().enumerate() {
+            let pm = format!("{p}.members[{m}]");
+            let slots = slots_v
+                .as_array()
+                .ok_or_else(|| InputError::field(&pm, "expected an array of slots"))?
+                .iter()
+                .map(|x| x.as_u64().map_or_else(|| value_as_uint(x, &pm), Ok))
+                .collect::<Result<Vec<u64>, InputError>>()?;
+            members.push(slots);
+        }
+        let rounds = rounds_of_value(class.get("rounds"), &format!("{p}.rounds"))?;
+        classes.push(CompactClass { members, rounds });
+    }
+    Ok(classes)
+}
+
+/// Compact rounds read from a value tree, errors naming the field under
+/// `path` (`rounds`, `classes[0].rounds`).
+fn rounds_of_value(rounds_v: Option<&Value>, path: &str) -> Result<CompactRounds, InputError> {
+    let rounds_v = rounds_v
+        .and_then(Value::as_array)
+        .ok_or_else(|| InputError::field(path, "missing array"))?;
     let mut rounds = Vec::with_capacity(rounds_v.len());
     for (ri, r) in rounds_v.iter().enumerate() {
-        let p = format!("rounds[{ri}]");
+        let p = format!("{path}[{ri}]");
         let repeat = value_as_uint(
             r.get("repeat").unwrap_or(&Value::Null),
             &format!("{p}.repeat"),
@@ -367,7 +537,7 @@ pub fn parse_compact(bytes: &[u8]) -> Result<CompactFile, InputError> {
         }
         rounds.push((repeat, pairs));
     }
-    Ok(CompactFile { model, rounds })
+    Ok(rounds)
 }
 
 /// Whether a value is an array (its elements skipped strictly).
@@ -419,12 +589,27 @@ fn parse_compact_fast(bytes: &[u8]) -> Option<(JsonShape, CompactFile)> {
     let body = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
     let fast = serde_json::from_slice::<FastCompact>(body).ok()?;
     let model = fast.model.parse::<Model>().ok()?;
-    let rounds = fast
-        .rounds
-        .into_iter()
-        .map(|r| (r.repeat, r.pairs))
-        .collect();
-    Some((fast.shape, CompactFile { model, rounds }))
+    let rounds_of =
+        |rounds: Vec<FastRound>| rounds.into_iter().map(|r| (r.repeat, r.pairs)).collect();
+    // Version 1 ignores a `classes` key as any other; version 2 needs it
+    // (the tree reader words its absence).
+    let classes = match (fast.shape.compact_v2, fast.classes) {
+        (false, _) => Vec::new(),
+        (true, None) => return None,
+        (true, Some(classes)) => classes
+            .into_iter()
+            .map(|c| CompactClass {
+                members: c.members,
+                rounds: rounds_of(c.rounds),
+            })
+            .collect(),
+    };
+    let file = CompactFile {
+        model,
+        rounds: rounds_of(fast.rounds),
+        classes,
+    };
+    Some((fast.shape, file))
 }
 
 /// A compact file read without a value tree: every object's keys are
@@ -433,6 +618,7 @@ fn parse_compact_fast(bytes: &[u8]) -> Option<(JsonShape, CompactFile)> {
 struct FastCompact {
     model: String,
     rounds: Vec<FastRound>,
+    classes: Option<Vec<FastClass>>,
     /// The top level, as [`json_shape`] reads it.
     shape: JsonShape,
 }
@@ -440,6 +626,11 @@ struct FastCompact {
 struct FastRound {
     repeat: u64,
     pairs: Vec<(u64, u64)>,
+}
+
+struct FastClass {
+    members: Vec<Vec<u64>>,
+    rounds: Vec<FastRound>,
 }
 
 impl<'de> serde::Deserialize<'de> for FastCompact {
@@ -451,7 +642,7 @@ impl<'de> serde::Deserialize<'de> for FastCompact {
                 f.write_str("a compact schedule object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FastCompact, A::Error> {
-                let (mut model, mut rounds) = (None, None);
+                let (mut model, mut rounds, mut classes) = (None, None, None);
                 let mut shape = JsonShape::default();
                 while let Some(key) = map.next_key::<String>()? {
                     if shape.keys.contains(&key) {
@@ -460,11 +651,8 @@ impl<'de> serde::Deserialize<'de> for FastCompact {
                     match key.as_str() {
                         "model" => model = Some(map.next_value::<String>()?),
                         "rounds" => rounds = Some(map.next_value::<Vec<FastRound>>()?),
-                        "format" => {
-                            let v = map.next_value::<StrictValue>()?.0;
-                            shape.compact_tag =
-                                v.as_str() == Some(super::writers::COMPACT_FORMAT_TAG);
-                        }
+                        "classes" => classes = Some(map.next_value::<Vec<FastClass>>()?),
+                        "format" => shape.read_tag(&map.next_value::<StrictValue>()?.0),
                         "ticks" => shape.ticks_array = map.next_value::<IsArray>()?.0,
                         _ => {
                             map.next_value::<StrictIgnore>()?;
@@ -475,6 +663,7 @@ impl<'de> serde::Deserialize<'de> for FastCompact {
                 Ok(FastCompact {
                     model: model.ok_or_else(|| serde::de::Error::missing_field("model"))?,
                     rounds: rounds.ok_or_else(|| serde::de::Error::missing_field("rounds"))?,
+                    classes,
                     shape,
                 })
             }
@@ -509,6 +698,39 @@ impl<'de> serde::Deserialize<'de> for FastRound {
                 Ok(FastRound {
                     repeat: repeat.ok_or_else(|| serde::de::Error::missing_field("repeat"))?,
                     pairs: pairs.ok_or_else(|| serde::de::Error::missing_field("pairs"))?,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FastClass {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FastClass;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a class object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FastClass, A::Error> {
+                let (mut members, mut rounds, mut seen) = (None, None, Vec::<String>::new());
+                while let Some(key) = map.next_key::<String>()? {
+                    if seen.contains(&key) {
+                        return Err(duplicate_key(&key));
+                    }
+                    match key.as_str() {
+                        "members" => members = Some(map.next_value::<Vec<Vec<u64>>>()?),
+                        "rounds" => rounds = Some(map.next_value::<Vec<FastRound>>()?),
+                        _ => {
+                            map.next_value::<StrictIgnore>()?;
+                        }
+                    }
+                    seen.push(key);
+                }
+                Ok(FastClass {
+                    members: members.ok_or_else(|| serde::de::Error::missing_field("members"))?,
+                    rounds: rounds.ok_or_else(|| serde::de::Error::missing_field("rounds"))?,
                 })
             }
         }
@@ -762,7 +984,8 @@ pub fn validate_schedule_input(
 }
 
 /// Loads a schedule file already read (see [`validate_schedule_input`])
-/// as a compact [`Schedule`] of `inst`'s demands. Expanded files are
+/// as a compact [`Schedule`] of `inst`'s demands, in ordinary rounds (a
+/// version-2 file's classes laid over their members). Expanded files are
 /// merged into rounds of equal consecutive ticks; they must use the
 /// standard chunking (`bw` bits, the last chunk the rest). A schedule that
 /// does not validate is an error.
@@ -780,6 +1003,9 @@ pub fn load_schedule_input(
         );
     }
     match schedule {
+        // Version 2's classes laid out: the loaders' callers (export,
+        // replay) need every transfer.
+        Some(Ok(s)) if !s.classes.is_empty() => Ok(s.flat().into_owned()),
         Some(Ok(s)) => Ok(s),
         Some(Err(msg)) => Err(InputError::new(format!(
             "{msg}; only standard chunking can be replayed"
@@ -823,6 +1049,7 @@ fn validate_input(
             let c = CompactFile {
                 model: inst.model,
                 rounds: program.ticks.into_iter().map(|l| (1, l)).collect(),
+                classes: Vec::new(),
             };
             match hops {
                 None => Ok(validate_rounds(inst, &c, build)),
@@ -869,20 +1096,22 @@ pub fn validate_rounds(
     c: &CompactFile,
     build: bool,
 ) -> (Report, Option<Result<Schedule, String>>) {
-    match c.to_schedule(inst) {
+    match c.to_schedule_kind(inst) {
         Ok(s) => {
             let report = crate::validate::validate_compact(inst, &s);
             (report, build.then_some(Ok(s)))
         }
-        Err(e) => {
+        Err((kind, e)) => {
             let mut r = TickValidator::new(inst).finish();
             r.status = crate::validate::Verdict::Fail;
             r.total_errors += 1;
-            r.error_kinds.insert(0, crate::validate::ErrorKind::Extras);
+            r.error_kinds.insert(0, kind);
             r.error_kinds.sort();
             r.error_kinds.dedup();
-            r.errors
-                .insert(0, crate::validate::ValidationError::extras(e.to_string()));
+            r.errors.insert(
+                0,
+                crate::validate::ValidationError::of_kind(kind, e.to_string()),
+            );
             (r, None)
         }
     }

@@ -1,4 +1,7 @@
-//! Schedule writers: copyspace-guard JSON, CSV and compact JSON.
+//! Schedule writers: copyspace-guard JSON, CSV and compact JSON (version
+//! 1 for a schedule of rounds only, byte for byte as it always was;
+//! version 2 when it has classes, each class's rounds written once over
+//! local slots with every member's slots; doc/formats.md).
 //!
 //! Every writer streams from the compact schedule (the expanded formats via
 //! [`Expansion`]), so memory is bounded by rounds, not ticks. Before a byte
@@ -52,8 +55,12 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Tag of the compact format, in its `format` field.
+/// Tag of the compact format, in its `format` field: version 1 (rounds
+/// only), written for every schedule without classes.
 pub const COMPACT_FORMAT_TAG: &str = "tickopt-compact-v1";
+/// Tag of the compact format's version 2 (rounds and classes), written
+/// for a schedule with classes.
+pub const COMPACT_FORMAT_TAG_V2: &str = "tickopt-compact-v2";
 
 /// Writes `schedule` in `format` to `out`.
 pub fn write_schedule(
@@ -161,10 +168,16 @@ fn write_csv(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::R
     line.flush_to(out, true)
 }
 
-/// The compact format's header, up to the first round.
+/// The compact format's header, up to the first round: version 1 for a
+/// schedule without classes, else version 2.
 fn compact_header(inst: &Instance, schedule: &Schedule) -> String {
+    let tag = if schedule.classes.is_empty() {
+        COMPACT_FORMAT_TAG
+    } else {
+        COMPACT_FORMAT_TAG_V2
+    };
     format!(
-        "{{\"version\":0,\"format\":\"{COMPACT_FORMAT_TAG}\",\"model\":\"{}\",\"slots\":{},\"copy_bw_bits_per_tick\":{},\"ticks\":{},\"rounds\":[",
+        "{{\"version\":0,\"format\":\"{tag}\",\"model\":\"{}\",\"slots\":{},\"copy_bw_bits_per_tick\":{},\"ticks\":{},\"rounds\":[",
         inst.model.as_str(),
         inst.slots,
         inst.bw,
@@ -176,13 +189,53 @@ fn compact_header(inst: &Instance, schedule: &Schedule) -> String {
 const COMPACT_ROUND: [&str; 2] = ["\n{\"repeat\":", ",\"pairs\":["];
 const COMPACT_ROUND_END: &str = "]}";
 const COMPACT_FOOTER: &str = "\n]}\n";
+/// Version 2: the classes after the rounds, each its members' slots, then
+/// its rounds over local slots.
+const CLASSES_OPEN: &str = "\n],\"classes\":[";
+const CLASS_OPEN: &str = "\n{\"members\":[";
+const CLASS_ROUNDS: &str = "\n],\"rounds\":[";
+const CLASS_CLOSE: &str = "\n]}";
 
 fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> io::Result<()> {
     let mut line = Line::new();
     line.text(&compact_header(inst, schedule));
-    let demands = inst.demands();
+    let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+    write_compact_rounds(&mut line, &schedule.rounds, &ends, out)?;
+    if !schedule.classes.is_empty() {
+        line.text(CLASSES_OPEN);
+        for (c, class) in schedule.classes.iter().enumerate() {
+            if c > 0 {
+                line.text(",");
+            }
+            let local = LocalClass::new(inst, class);
+            line.text(CLASS_OPEN);
+            for (m, slots) in local.members.iter().enumerate() {
+                line.text(if m > 0 { ",\n[" } else { "\n[" });
+                for (k, &v) in slots.iter().enumerate() {
+                    if k > 0 {
+                        line.text(",");
+                    }
+                    line.num(v);
+                }
+                line.text("]").flush_to(out, false)?;
+            }
+            line.text(CLASS_ROUNDS);
+            write_compact_rounds(&mut line, &class.rounds, &local.pairs, out)?;
+            line.text(CLASS_CLOSE);
+        }
+    }
+    line.text(COMPACT_FOOTER).flush_to(out, true)
+}
+
+/// Rounds of a compact file, `ends[i]` the pair written for index `i`.
+fn write_compact_rounds(
+    line: &mut Line,
+    rounds: &[super::Round],
+    ends: &[(u32, u32)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for (ri, r) in schedule.rounds.iter().enumerate() {
+    for (ri, r) in rounds.iter().enumerate() {
         if ri > 0 {
             line.text(",");
         }
@@ -192,10 +245,7 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
         // The demands first, in a loop of loads only: their cache misses
         // overlap (interleaved with the formatting, they did not).
         pairs.clear();
-        pairs.extend(r.demands.iter().map(|&di| {
-            let d = &demands[di as usize];
-            (d.src, d.dst)
-        }));
+        pairs.extend(r.demands.iter().map(|&di| ends[di as usize]));
         for (k, &(src, dst)) in pairs.iter().enumerate() {
             if k > 0 {
                 line.text(",");
@@ -204,22 +254,89 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
         }
         line.text(COMPACT_ROUND_END).flush_to(out, false)?;
     }
-    line.text(COMPACT_FOOTER).flush_to(out, true)
+    Ok(())
+}
+
+/// A class as version 2 writes it: member 0's slots numbered `0..k` in
+/// ascending order, the pattern's demands as pairs of those local slots,
+/// and each member as the list of its slots in that order (member 0's own
+/// slots first). Built from a validated schedule (every map a one-to-one
+/// slot map), in O(members x pattern).
+struct LocalClass {
+    pairs: Vec<(u32, u32)>,
+    members: Vec<Vec<u32>>,
+}
+
+impl LocalClass {
+    fn new(inst: &Instance, class: &super::ClassRounds) -> LocalClass {
+        // (Indices are valid in a validated schedule; elsewhere, as in
+        // `output_size` of any schedule, a bad one is left out, never a
+        // panic.)
+        let ends = |i: u32| inst.demands().get(i as usize).map(|d| (d.src, d.dst));
+        let rep: &[u32] = class.members.first().map_or(&[], Vec::as_slice);
+        let mut slots: Vec<u32> = rep
+            .iter()
+            .filter_map(|&i| ends(i))
+            .flat_map(|(a, b)| [a, b])
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let local = |v: u32| slots.binary_search(&v).unwrap_or(0) as u32;
+        let pairs: Vec<(u32, u32)> = rep
+            .iter()
+            .map(|&i| ends(i).map_or((0, 0), |(a, b)| (local(a), local(b))))
+            .collect();
+        let members = class
+            .members
+            .iter()
+            .map(|map| {
+                let mut own = vec![0u32; slots.len()];
+                for (&(a, b), &i) in pairs.iter().zip(map) {
+                    if let (Some((src, dst)), true) = (ends(i), (a.max(b) as usize) < own.len()) {
+                        own[a as usize] = src;
+                        own[b as usize] = dst;
+                    }
+                }
+                own
+            })
+            .collect();
+        LocalClass { pairs, members }
+    }
 }
 
 /// Exact size of [`write_compact`]'s output, by counting digits.
 fn compact_size(inst: &Instance, schedule: &Schedule) -> u128 {
-    // Bytes of "[src,dst]" per demand, one byte each: the look-ups per pair
+    let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+    let mut total = (compact_header(inst, schedule).len() + COMPACT_FOOTER.len()) as u128;
+    total += compact_rounds_size(&schedule.rounds, &ends);
+    if !schedule.classes.is_empty() {
+        total += CLASSES_OPEN.len() as u128 + schedule.classes.len() as u128 - 1;
+        for class in &schedule.classes {
+            let local = LocalClass::new(inst, class);
+            total += (CLASS_OPEN.len() + CLASS_ROUNDS.len() + CLASS_CLOSE.len()) as u128;
+            for (m, slots) in local.members.iter().enumerate() {
+                // ",\n[" (or "\n[" first), the slots joined by ",", "]".
+                total += u128::from(m > 0) + 3 + slots.len().saturating_sub(1) as u128;
+                total += slots.iter().map(|&v| digits(v as u64)).sum::<u128>();
+            }
+            total += compact_rounds_size(&class.rounds, &local.pairs);
+        }
+    }
+    total
+}
+
+/// Bytes [`write_compact_rounds`] writes for `rounds`.
+fn compact_rounds_size(rounds: &[super::Round], ends: &[(u32, u32)]) -> u128 {
+    // Bytes of "[src,dst]" per index, one byte each: the look-ups per pair
     // stay in the cache (the demands themselves are 16 bytes each).
-    let pair_bytes: Vec<u8> = inst
-        .demands()
+    let pair_bytes: Vec<u8> = ends
         .iter()
-        .map(|d| (3 + digits(d.src as u64) + digits(d.dst as u64)) as u8)
+        .map(|&(a, b)| (3 + digits(a as u64) + digits(b as u64)) as u8)
         .collect();
     let fixed_round: u128 =
         (COMPACT_ROUND.iter().map(|p| p.len()).sum::<usize>() + COMPACT_ROUND_END.len()) as u128;
-    let mut total = (compact_header(inst, schedule).len() + COMPACT_FOOTER.len()) as u128;
-    for (ri, r) in schedule.rounds.iter().enumerate() {
+    let mut total = 0u128;
+    for (ri, r) in rounds.iter().enumerate() {
         // "," between rounds; "[src,dst]" per pair and "," between pairs.
         total += u128::from(ri > 0) + fixed_round + digits(r.repeat);
         total += r.demands.len().saturating_sub(1) as u128;
@@ -274,6 +391,8 @@ pub fn output_size(inst: &Instance, schedule: &Schedule, format: Format) -> u128
     if format == Format::Compact {
         return compact_size(inst, schedule);
     }
+    // The expanded formats spell out every member's transfers.
+    let schedule = &*schedule.flat();
     let demands = inst.demands();
     let mut sent = vec![0u64; demands.len()];
     let mut tick0: u128 = 0;

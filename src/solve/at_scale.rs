@@ -4,8 +4,10 @@
 //! - **Equal components** ([`super::classes`]). A union of components with
 //!   repeats (data-parallel replicas, identical nodes) is solved one
 //!   component per class, by the caller's own solver and in parallel, and
-//!   each class's rounds are laid over all of its members; the classes are
-//!   then merged tick by tick ([`crate::colour::zip_rounds`]). Components
+//!   each class's rounds are kept once with its members' demand maps
+//!   ([`ClassRounds`], compact format v2), or, unless the caller asks to
+//!   keep them, laid over all of its members and merged tick by tick
+//!   ([`Schedule::flat`]). Components
 //!   share no slot, so the union takes its longest class's ticks and the
 //!   rounds follow the classes, not the GPUs. Its bounds are the classes'
 //!   (the fractional chromatic index of a disjoint union is the largest of
@@ -37,10 +39,9 @@
 use super::classes::{classes, components, Class, Component};
 use super::{note_cut_short, time_left, Solution, CUT_SHORT};
 use crate::bounds::{simple_bounds, Bounds, LowerBound, Witness};
-use crate::colour::zip_rounds;
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
-use crate::schedule::Schedule;
+use crate::schedule::{ClassRounds, Schedule};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -53,16 +54,20 @@ pub(crate) type PartSolver<'a> =
 /// The union of equal components solved per class, else a heavy one-sided
 /// support solved exactly (module docs); `None` when neither applies.
 /// `deadline`: the end of the whole solve's time, shared by the parts.
+/// `keep_classes`: the schedule keeps each class's rounds once with its
+/// members' maps ([`ClassRounds`]) instead of laying them out.
 pub(crate) fn solve_at_scale(
     inst: &Instance,
     g: &DemandGraph,
     deadline: Option<Instant>,
+    keep_classes: bool,
     solve_part: PartSolver,
 ) -> Option<Solution> {
     if !inst.is_single_port() {
         return None;
     }
-    solve_by_classes(inst, g, deadline, solve_part).or_else(|| solve_one_sided(inst, g))
+    solve_by_classes(inst, g, deadline, keep_classes, solve_part)
+        .or_else(|| solve_one_sided(inst, g))
 }
 
 /// Equal components (module docs): `None` unless the support has two
@@ -72,6 +77,7 @@ fn solve_by_classes(
     inst: &Instance,
     g: &DemandGraph,
     deadline: Option<Instant>,
+    keep_classes: bool,
     solve_part: PartSolver,
 ) -> Option<Solution> {
     let t = Instant::now();
@@ -106,14 +112,19 @@ fn solve_by_classes(
             solve_part(&part, time_left(deadline))
         })
         .collect::<Option<_>>()?;
-    let parts = classes
+    // A part's demand `j` is its representative's `j`-th, the class's
+    // pattern demand `j`.
+    let mut schedule = Schedule::new();
+    schedule.classes = classes
         .iter()
         .zip(&solved)
-        .map(|(class, sol)| lay_over(class, &sol.schedule))
+        .map(|(class, sol)| ClassRounds {
+            rounds: sol.schedule.rounds.clone(),
+            members: class.maps.clone(),
+        })
         .collect();
-    let mut schedule = Schedule::new();
-    for (repeat, demands) in zip_rounds(parts) {
-        schedule.push(repeat, demands);
+    if !keep_classes {
+        schedule = schedule.flat().into_owned();
     }
     let mut bounds = union_bounds(inst, g, &comps, &classes, &solved);
     bounds.complete |= one_sided;
@@ -167,22 +178,6 @@ fn part_instance(inst: &Instance, comp: &Component, model: Model) -> Instance {
     };
     Instance::new(model, comp.slots.len() as u32, inst.bw, demands, &limits)
         .expect("a component of a valid instance is valid")
-}
-
-/// The rounds of a class representative's `schedule` (its demand `j` is
-/// the representative's `j`-th) with every member's demands in each.
-fn lay_over(class: &Class, schedule: &Schedule) -> Vec<(u64, Vec<u32>)> {
-    schedule
-        .rounds
-        .iter()
-        .map(|r| {
-            let mut demands = Vec::with_capacity(r.demands.len() * class.maps.len());
-            for map in &class.maps {
-                demands.extend(r.demands.iter().map(|&j| map[j as usize]));
-            }
-            (r.repeat, demands)
-        })
-        .collect()
 }
 
 /// The union's bounds: its own degree and capacity bounds, and the largest
@@ -308,7 +303,7 @@ mod tests {
             solve_instance(p, &request).ok()
         };
         let g = DemandGraph::new(inst);
-        let sol = solve_by_classes(inst, &g, deadline, &part).expect("one class of four");
+        let sol = solve_by_classes(inst, &g, deadline, false, &part).expect("one class of four");
         (sol, limits.into_inner().unwrap())
     }
 

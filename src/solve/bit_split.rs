@@ -165,8 +165,8 @@ pub(crate) fn bit_split_schedule(
         .filter_map(|layer| {
             let (lvl, index) = layer_instance(inst, layer)?;
             let (sched, cut) = greedy_schedule_until(&lvl, deadline);
-            let mapped = Schedule {
-                rounds: sched
+            let mapped = Schedule::from_rounds(
+                sched
                     .rounds
                     .into_iter()
                     .map(|r| crate::schedule::Round {
@@ -174,7 +174,7 @@ pub(crate) fn bit_split_schedule(
                         demands: r.demands.iter().map(|&k| index[k as usize]).collect(),
                     })
                     .collect(),
-            };
+            );
             Some((layer.shift(), mapped, cut))
         })
         .collect();

@@ -52,6 +52,14 @@ impl std::str::FromStr for SolverChoice {
 pub struct SolveRequest {
     pub solver: SolverChoice,
     pub time_limit: Option<Duration>,
+    /// Keep the rounds of equal components once per class
+    /// ([`crate::rounds::Schedule::classes`]; DESIGN.md §13) instead of
+    /// laying them over every member: what the compact writer stores as
+    /// its version 2 and the validator checks in time linear in it.
+    /// Off by default: consumers that need every transfer (lowering,
+    /// executors, replanning) get ordinary rounds, as before (or call
+    /// [`crate::rounds::Schedule::flat`]).
+    pub keep_classes: bool,
 }
 
 /// Error of [`solve_instance`]: only an internal fault can cause one.
@@ -135,7 +143,7 @@ pub fn pairwise_over(inst: &Instance, ticks: u64) -> Option<(u64, f64)> {
     }
     let request = SolveRequest {
         solver: SolverChoice::Pairwise,
-        time_limit: None,
+        ..Default::default()
     };
     let base = solve_instance(inst, &request).ok()?;
     Some((base.ticks, base.ticks as f64 / ticks as f64))
@@ -293,10 +301,15 @@ fn at_scale(
 ) -> Option<Solution> {
     let part = |p: &Instance, time_limit| {
         let solver = request.solver;
-        solve_instance(p, &SolveRequest { solver, time_limit }).ok()
+        let part_request = SolveRequest {
+            solver,
+            time_limit,
+            keep_classes: false,
+        };
+        solve_instance(p, &part_request).ok()
     };
     let deadline = request.time_limit.map(|limit| t0 + limit);
-    super::at_scale::solve_at_scale(inst, g, deadline, &part)
+    super::at_scale::solve_at_scale(inst, g, deadline, request.keep_classes, &part)
 }
 
 /// The one-port engine of the multi-port solver's odd-port split
@@ -307,7 +320,11 @@ fn one_port(inst: &Instance, greedy_only: bool, time_limit: Option<Duration>) ->
     } else {
         SolverChoice::Auto
     };
-    let request = SolveRequest { solver, time_limit };
+    let request = SolveRequest {
+        solver,
+        time_limit,
+        keep_classes: false,
+    };
     solve_instance(inst, &request).expect("the one-port engine validates its own schedules")
 }
 

@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(planner.plan(&s).unwrap().1, PlanKind::Scratch);
         let mut greedy = Planner::new(SolveRequest {
             solver: SolverChoice::Greedy,
-            time_limit: None,
+            ..Default::default()
         });
         greedy.plan(&s).unwrap();
         assert_eq!(greedy.plan(&s).unwrap().1, PlanKind::Scratch);

@@ -210,7 +210,7 @@ impl TickTable {
                 Round { repeat: 1, demands }
             })
             .collect();
-        Schedule { rounds }
+        Schedule::from_rounds(rounds)
     }
 
     /// [`TickTable::schedule`] from the schedule it gave before, whose

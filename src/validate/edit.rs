@@ -133,15 +133,15 @@ mod tests {
     }
 
     fn schedule(rounds: &[&[u32]]) -> Schedule {
-        Schedule {
-            rounds: rounds
+        Schedule::from_rounds(
+            rounds
                 .iter()
                 .map(|d| Round {
                     repeat: 1,
                     demands: d.to_vec(),
                 })
                 .collect(),
-        }
+        )
     }
 
     #[test]
