@@ -157,30 +157,8 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     if request.solver == SolverChoice::Pairwise {
         return finish(inst, pairwise_solution(inst, &g), t0, 0.0);
     }
-    // Scale (issue 15): supports whose components are paths, cycles or uniform
-    // complete graphs are coloured exactly by structure, with their witness;
-    // the greedy and the odd-set search are then not needed.
     if request.solver != SolverChoice::Greedy && !inst.is_multiport() {
-        // Planning inside the step (issue 37, DESIGN §13): dense traffic
-        // first fit in Delta ticks, optimal by the degree witness. Skewed
-        // (not regular) dense traffic tries it before the structure, whose
-        // STRICT1 edges cost more than first fit at 64 ranks and which
-        // takes uniform complete components only (regular ones).
-        let skewed = first_fit::applies(inst) && !is_regular(&g);
-        if skewed {
-            if let Some(sol) = first_fit_solution(inst, &g) {
-                return finish(inst, sol, t0, 0.0);
-            }
-        }
-        if let Some(sol) = super::structured::solve_by_structure(inst, &g) {
-            return finish(inst, sol, t0, 0.0);
-        }
-        if !skewed {
-            if let Some(sol) = first_fit_solution(inst, &g) {
-                return finish(inst, sol, t0, 0.0);
-            }
-        }
-        if let Some(sol) = super::structured::solve_by_backbone(inst, &g) {
+        if let Some(sol) = by_structure_or_first_fit(inst, &g) {
             return finish(inst, sol, t0, 0.0);
         }
     }
@@ -367,6 +345,31 @@ fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant
         }),
     );
     sol
+}
+
+/// The one-port exact paths that need no bounds search: the structure
+/// colouring (issue 15: components that are paths, cycles or uniform
+/// complete graphs, exact with their witness), first fit in Delta ticks
+/// (issue 37, DESIGN §13: dense traffic, optimal by the degree witness)
+/// and the backbone. Skewed (not regular) dense traffic tries first fit
+/// before the structure, whose STRICT1 edges cost more than first fit at
+/// 64 ranks and which takes uniform complete components only (regular).
+fn by_structure_or_first_fit(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
+    let skewed = first_fit::applies(inst) && !is_regular(g);
+    if skewed {
+        if let Some(sol) = first_fit_solution(inst, g) {
+            return Some(sol);
+        }
+    }
+    if let Some(sol) = super::structured::solve_by_structure(inst, g) {
+        return Some(sol);
+    }
+    if !skewed {
+        if let Some(sol) = first_fit_solution(inst, g) {
+            return Some(sol);
+        }
+    }
+    super::structured::solve_by_backbone(inst, g)
 }
 
 /// Whether every slot has the same degree (uniform all-to-all traffic).
