@@ -6,7 +6,8 @@ traffic matrices, as a user calls it every step.
 Matrices: log-normal sizes (``sigma``; the mean kept at ``k`` chunks), a
 1/16 of the ranks hot experts receiving ``hot`` times more, zero diagonal;
 chunk = 8192 bits. Each row: the median plan time over ``--repeats`` plans
-of fresh matrices (different seeds), the plan's ticks, lower bound and
+of fresh matrices (different seeds; one untimed plan first, as in a job
+that plans every step), the plan's ticks, lower bound and
 status, the pairwise-exchange baseline's ticks (``solver="pairwise"``) and
 the predicted seconds of both under the cost model tick = alpha + chunk /
 rate (rate 678 GB/s, doc/gpu.md) at alpha 36.3 us and 2 us, and plan time
@@ -57,6 +58,9 @@ def seconds(ticks: int, alpha_us: float) -> float:
 
 def row(n: int, model: str, k: int, args) -> dict:
     times, plans = [], []
+    # One untimed plan first, as a job planning every step is warm: the
+    # first plans at a new size grow the allocator's heap (page faults).
+    tickopt.solve(matrix(n, k, args.sigma, args.hot, args.repeats), bw=BW, model=model)
     for seed in range(args.repeats):
         m = matrix(n, k, args.sigma, args.hot, seed)
         t = time.perf_counter()
