@@ -199,6 +199,11 @@ pub struct GenError {
 /// which are quadratic, within memory).
 pub const MAX_GEN_SLOTS: u32 = 1 << 16;
 
+/// Largest slot count of the generators whose demands grow linearly with
+/// the slots (`reshard_model`: 100,000-GPU checkpoints): the default
+/// instance limit.
+pub const MAX_LINEAR_GEN_SLOTS: u32 = 1 << 20;
+
 impl Family {
     /// The family's name, as in `tickopt gen NAME` and manifests.
     pub fn name(&self) -> &'static str {
@@ -465,9 +470,19 @@ impl Builder {
 
     /// Declares the slot count (checked against [`MAX_GEN_SLOTS`]).
     pub(crate) fn slots(&mut self, n: u64) -> Result<(), String> {
-        if n == 0 || n > MAX_GEN_SLOTS as u64 {
+        self.slots_within(n, MAX_GEN_SLOTS)
+    }
+
+    /// Declares the slot count of a family whose demands grow linearly
+    /// with it (checked against [`MAX_LINEAR_GEN_SLOTS`]).
+    pub(crate) fn linear_slots(&mut self, n: u64) -> Result<(), String> {
+        self.slots_within(n, MAX_LINEAR_GEN_SLOTS)
+    }
+
+    fn slots_within(&mut self, n: u64, limit: u32) -> Result<(), String> {
+        if n == 0 || n > u64::from(limit) {
             return Err(format!(
-                "{n} slots is outside 1..={MAX_GEN_SLOTS} (the generators' limit)"
+                "{n} slots is outside 1..={limit} (the generators' limit)"
             ));
         }
         self.slots = n as u32;

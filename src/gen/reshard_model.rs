@@ -285,7 +285,7 @@ pub(super) fn build(m: &TransformerReshard, b: &mut Builder) -> Result<(), Strin
     check_model(m)?;
     let src = Mesh::new("from", m.from, m.from_tp, m.from_pp, 0, m)?;
     let dst = Mesh::new("to", m.to, m.to_tp, m.to_pp, m.from, m)?;
-    b.slots(m.from as u64 + m.to as u64)?;
+    b.linear_slots(m.from as u64 + m.to as u64)?;
 
     let h = m.hidden;
     let split = |len: u64| Tensor::Split { len, width: h };
@@ -514,6 +514,17 @@ mod tests {
         let g = gen(&m).unwrap();
         assert_eq!(g.demands.len(), 12);
         assert!(g.demands.iter().all(|d| d.dst == d.src + 12));
+    }
+
+    /// Demands grow linearly with the GPUs, so meshes past the quadratic
+    /// families' 65,536 slots are generated (up to the instance limit).
+    #[test]
+    fn meshes_past_65536_slots_are_generated() {
+        let g = gen(&toy((65_544, 3, 2), (8, 2, 1))).expect("a linear family");
+        assert_eq!(g.slots, 65_552);
+        assert!(g.demands.iter().all(|d| d.src < 65_544 && d.dst >= 65_544));
+        let e = gen(&toy((1 << 20, 2, 2), (8, 2, 1))).unwrap_err();
+        assert!(e.contains("outside 1..=1048576"), "{e}");
     }
 
     #[test]
