@@ -174,6 +174,53 @@ fn verify_validate_audit_take_the_model_from_schedule_and_summary() {
     );
 }
 
+/// An instance JSON keeps its own model, but a schedule solved with
+/// `--model` READ1_WRITE1 from it is checked under STRICT1 only with a
+/// note saying so and how to check it as solved.
+#[test]
+fn an_instance_json_model_other_than_the_files_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _, _) = r1w1_solve(dir.path());
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (json, sched, sum) = (file("ring.json"), file("j.json"), file("j.summary.json"));
+    let json = json.as_str();
+    let o = run(&["convert", &csv, "--model", "STRICT1", "--out", json]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&[
+        "solve",
+        json,
+        "--model",
+        "READ1_WRITE1",
+        "--out",
+        &sched,
+        "--summary",
+        &sum,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for args in [
+        vec!["verify", json, &sched, &sum],
+        vec!["validate", json, &sched],
+        vec!["audit", json, &sched],
+    ] {
+        let e = stderr(&run(&args));
+        assert!(
+            e.contains("model STRICT1 from") && e.contains("pass --model READ1_WRITE1"),
+            "{args:?}: {e}"
+        );
+    }
+    let mut args = vec!["verify", json, &sched, &sum, "--model", "READ1_WRITE1"];
+    let o = run(&args);
+    assert!(
+        stdout(&o).contains("VERIFIED"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("pass --model"), "{}", stderr(&o));
+    args.truncate(3);
+    assert!(!stderr(&run(&args)).contains("pass --model"));
+}
+
 #[test]
 fn schedule_and_summary_that_disagree_are_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! [`crate::audit`]).
 
 use super::common::OverrideArgs;
-use super::model_source::{model_from_files, schedule_model};
+use super::model_source::{model_from_files, note_instance_model, schedule_model};
 use super::solve_cmd::{set_threads, time_limit};
 use crate::audit::{export, read_schedule_facts, Audit, Gates};
 use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
@@ -79,6 +79,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     }
     model_from_files(&a.instance, &mut overrides, &stated)?;
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
+    note_instance_model(&a.instance, inst.model, &overrides, &stated);
     let mut facts = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
         phases.phase(format!("validating {}", p.display()));

@@ -4,10 +4,11 @@
 //! A demands CSV has no model of its own, so `verify`, `validate` and
 //! `audit` would otherwise check a READ1_WRITE1 schedule against STRICT1
 //! and report a confusing mismatch. The files that state a model decide
-//! instead, and stderr says which: an instance JSON keeps its own model,
-//! `--model` always wins, files that disagree are refused (the user must
-//! say which model is meant), and with no file stating one STRICT1 stays
-//! the default.
+//! instead, and stderr says which: an instance JSON keeps its own model
+//! (and stderr says so when a checked file states another: `solve
+//! --model` may have overridden it), `--model` always wins, files that
+//! disagree are refused (the user must say which model is meant), and
+//! with no file stating one STRICT1 stays the default.
 
 use crate::instance::{is_instance_json, Model, Overrides};
 use crate::interop::read_schedule_file;
@@ -86,4 +87,31 @@ pub fn model_from_files(
     );
     overrides.model = Some(model);
     Ok(())
+}
+
+/// Says on stderr when the model in use came from an instance JSON and a
+/// checked file states another (`stated` as for [`model_from_files`]): a
+/// schedule solved with `solve --model` other than the instance's fails
+/// under the instance's, and the user should see why and how to check it
+/// as it was solved. Nothing when `--model` was given or the model came
+/// from the files (`overrides.model` set).
+pub fn note_instance_model(
+    input: &Path,
+    used: Model,
+    overrides: &Overrides,
+    stated: &[(String, Option<Model>)],
+) {
+    if overrides.model.is_some() {
+        return;
+    }
+    if let Some((file, other)) = stated
+        .iter()
+        .find_map(|(f, m)| m.filter(|&m| m != used).map(|m| (f, m)))
+    {
+        eprintln!(
+            "tickopt: model {used} from {} (the instance's own); {file} says {other}: \
+             pass --model {other} to check it as it was solved",
+            input.display()
+        );
+    }
 }

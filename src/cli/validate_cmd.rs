@@ -1,6 +1,6 @@
 //! `tickopt validate`.
 
-use super::model_source::{input_model, model_from_files};
+use super::model_source::{input_model, model_from_files, note_instance_model};
 use crate::interop::read_schedule_file;
 use crate::schedule::readers::validate_schedule_input;
 use clap::Args;
@@ -26,13 +26,13 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
     let mut overrides = a.overrides.to_overrides();
     // Read once: its model (for a CSV instance) and then its validation.
     let input = read_schedule_file(&a.schedule)?;
-    let stated = input_model(&input, &a.schedule)?;
-    model_from_files(
-        &a.instance,
-        &mut overrides,
-        &[(a.schedule.display().to_string(), stated)],
-    )?;
+    let stated = [(
+        a.schedule.display().to_string(),
+        input_model(&input, &a.schedule)?,
+    )];
+    model_from_files(&a.instance, &mut overrides, &stated)?;
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
+    note_instance_model(&a.instance, inst.model, &overrides, &stated);
     let report = validate_schedule_input(&inst, input, &a.schedule)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

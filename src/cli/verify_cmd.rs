@@ -1,6 +1,6 @@
 //! `tickopt verify`.
 
-use super::model_source::{model_from_files, schedule_model, summary_model};
+use super::model_source::{model_from_files, note_instance_model, schedule_model, summary_model};
 use crate::interop::validate_schedule_file;
 use crate::proof::cnf::colourable_cnf;
 use crate::proof::ProofBody;
@@ -81,6 +81,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
         }
     }
     let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
+    note_instance_model(&a.instance, inst.model, &overrides, &stated);
     let report = validate_schedule_file(&inst, &a.schedule)?;
     // Strict reading (duplicate keys refused, BOM skipped), like every reader.
     let value = crate::instance::json_strict::parse_json_value(text.as_bytes())
