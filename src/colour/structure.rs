@@ -238,8 +238,9 @@ fn path_or_cycle(
     let len = m.len();
     let mut gaps = vec![0u64; len];
     if is_cycle {
-        let wraps = total.div_ceil(t);
-        let mut left = wraps * t - total;
+        // ceil(total / t) * t - total, without the product (it can pass
+        // u64 when the total is near it).
+        let mut left = (t - total % t) % t;
         for j in 0..len {
             let room = t - m[j] - m[(j + 1) % len];
             let g = room.min(left);
