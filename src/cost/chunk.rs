@@ -162,20 +162,34 @@ impl<'a> TickBounds<'a> {
         if ds.is_empty() {
             return (0, Witness::Empty);
         }
-        let (mut out, mut inn) = (vec![0u64; n], vec![0u64; n]);
-        let mut total = 0u64;
+        // Counts that pass `u64` at `c` bound nothing here (`None`): no
+        // witness states a saturated count (DESIGN.md §10), as for the
+        // odd sets below.
+        let add = |a: Option<u64>, k: u64| a.and_then(|a| a.checked_add(k));
+        let (mut out, mut inn) = (vec![Some(0u64); n], vec![Some(0u64); n]);
+        let mut total = Some(0u64);
         for d in ds {
             let k = d.bits.div_ceil(c);
-            out[d.src as usize] = out[d.src as usize].saturating_add(k);
-            inn[d.dst as usize] = inn[d.dst as usize].saturating_add(k);
-            total = total.saturating_add(k);
+            out[d.src as usize] = add(out[d.src as usize], k);
+            inn[d.dst as usize] = add(inn[d.dst as usize], k);
+            total = add(total, k);
         }
         let mut best: (u64, Witness) = (0, Witness::Empty);
         for v in 0..n {
-            let (chunks, direction) = match inst.model {
-                Model::Strict1 => (out[v].saturating_add(inn[v]), Direction::Both),
-                Model::Read1Write1 if out[v] >= inn[v] => (out[v], Direction::Out),
-                Model::Read1Write1 => (inn[v], Direction::In),
+            let side = match inst.model {
+                Model::Strict1 => out[v]
+                    .zip(inn[v])
+                    .and_then(|(o, i)| o.checked_add(i))
+                    .map(|c| (c, Direction::Both)),
+                Model::Read1Write1 => match (out[v], inn[v]) {
+                    (Some(o), Some(i)) if o >= i => Some((o, Direction::Out)),
+                    (_, Some(i)) => Some((i, Direction::In)),
+                    (Some(o), None) => Some((o, Direction::Out)),
+                    (None, None) => None,
+                },
+            };
+            let Some((chunks, direction)) = side else {
+                continue;
             };
             let ports = inst.port(v);
             let bound = chunks.div_ceil(ports as u64);
@@ -201,7 +215,9 @@ impl<'a> TickBounds<'a> {
             }
         }
         let per_tick = (inst.slots / 2) as u64;
-        if inst.model == Model::Strict1 && inst.is_single_port() && per_tick > 0 {
+        if let (Model::Strict1, true, true, Some(total)) =
+            (inst.model, inst.is_single_port(), per_tick > 0, total)
+        {
             let bound = total.div_ceil(per_tick);
             if bound > best.0 {
                 best = (
@@ -483,4 +499,34 @@ pub fn bound_over_range(
     }
     let max_evals = (max_work / inst.demands().len().max(1) as u64).max(64);
     Ok(search_steps(&bounds, cost, range, max_evals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::{Demand, Limits};
+
+    /// At a chunk size where a slot's chunks pass `u64`, no witness states
+    /// a saturated count: slot 0's sends bound nothing, its receivers do.
+    #[test]
+    fn counts_past_u64_state_no_witness() {
+        let big = u64::MAX;
+        let demands = [(0, 1), (0, 2)].map(|(src, dst)| Demand {
+            src,
+            dst,
+            bits: big,
+        });
+        for model in [Model::Read1Write1, Model::Strict1] {
+            let inst = Instance::new(model, 3, 1 << 32, demands, &Limits::default()).unwrap();
+            let (ticks, witness) = TickBounds::new(&inst).at(1);
+            assert_eq!(ticks, big, "{model}");
+            match witness {
+                Witness::Degree { slot, chunks, .. } => {
+                    assert_ne!(slot, 0, "{model}");
+                    assert_eq!(chunks, big, "{model}");
+                }
+                other => panic!("{model}: {other:?}"),
+            }
+        }
+    }
 }
