@@ -55,14 +55,21 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
         return None;
     }
     let strict = inst.model == Model::Strict1;
-    let in_order = 0..inst.demands().len();
-    let lists = match fit_in_order(inst, delta as usize, in_order) {
+    let demands = inst.demands();
+    let arcs = Arcs {
+        slots: inst.slots as usize,
+        strict,
+        ends: |i: usize| (demands[i].src, demands[i].dst),
+        counts: inst.chunk_counts(),
+    };
+    let in_order = 0..demands.len();
+    let lists = match fit_in_order(arcs, delta as usize, in_order, u64::MAX) {
         Some(lists) => lists,
         // Small STRICT1 matrices (a few ranks) that first fit in demand
         // order misses often fit with the busiest pairs first; the second
         // try costs microseconds there.
-        None if strict && inst.demands().len() <= RETRY_MAX_DEMANDS => {
-            fit_in_order(inst, delta as usize, busiest_first(inst, g))?
+        None if strict && demands.len() <= RETRY_MAX_DEMANDS => {
+            fit_in_order(arcs, delta as usize, busiest_first(inst, g), u64::MAX)?
         }
         None => return None,
     };
@@ -76,28 +83,46 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
 /// Most demands for which STRICT1 first fit gets a second order.
 const RETRY_MAX_DEMANDS: usize = 4096;
 
-/// The colouring of `inst` in `delta` ticks by first fit with demands taken
+/// What first fit colours: arc `i` goes `ends(i)` = `(src, dst)` with
+/// `counts[i]` chunks, on `slots` slots with one side each (STRICT1) or a
+/// send and a receive side (READ1_WRITE1). The demands of an instance, or
+/// the pieces of a uniform-port grouping (module `first_fit_grouped`).
+#[derive(Clone, Copy)]
+pub(super) struct Arcs<'a, E> {
+    pub(super) slots: usize,
+    pub(super) strict: bool,
+    pub(super) ends: E,
+    pub(super) counts: &'a [u64],
+}
+
+/// The colouring of `arcs` in `delta` ticks by first fit with arcs taken
 /// in `order` (each once), completed by alternating paths: each tick's
-/// demands, sorted when `order` is ascending.
-fn fit_in_order(
-    inst: &Instance,
+/// arcs, sorted when `order` is ascending (and no path was needed).
+/// `None` when the paths do not complete it (STRICT1) or more than
+/// `max_left` chunks are left for them.
+pub(super) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
+    arcs: Arcs<'_, E>,
     delta: usize,
     order: impl Iterator<Item = usize>,
+    max_left: u64,
 ) -> Option<Vec<Vec<u32>>> {
-    let strict = inst.model == Model::Strict1;
-    let mut fit = FirstFit::new(inst.slots as usize, strict, delta);
+    let mut fit = FirstFit::new(arcs.slots, arcs.strict, delta);
     let mut rest: Vec<(u32, u32)> = Vec::new();
-    let (demands, counts) = (inst.demands(), inst.chunk_counts());
+    let mut left_over = 0u64;
     for i in order {
-        let d = &demands[i];
-        let left = fit.place(d.src as usize, d.dst as usize, counts[i], i as u32);
+        let (src, dst) = (arcs.ends)(i);
+        let left = fit.place(src as usize, dst as usize, arcs.counts[i], i as u32);
         if left > 0 {
             rest.push((i as u32, u32::try_from(left).ok()?));
+            left_over += left;
         }
+    }
+    if left_over > max_left {
+        return None;
     }
     let mut lists = Vec::new();
     fit.lay_out(&mut lists);
-    if !rest.is_empty() && !repair(inst, &mut fit, &mut lists, &rest) {
+    if !rest.is_empty() && !repair(&arcs, &mut fit, &mut lists, &rest) {
         return None;
     }
     Some(lists)
@@ -245,15 +270,14 @@ impl FirstFit {
 /// `(demand, chunks)` left over, by alternating paths on the two ticks
 /// involved (König's argument; module docs); `false` when STRICT1 finds no
 /// path that does not close on the demand's other end.
-fn repair(
-    inst: &Instance,
+fn repair<E: Fn(usize) -> (u32, u32)>(
+    arcs: &Arcs<'_, E>,
     fit: &mut FirstFit,
     lists: &mut Vec<Vec<u32>>,
     rest: &[(u32, u32)],
 ) -> bool {
-    let n = inst.slots as usize;
-    let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
-    let mut path = Paths::new(n);
+    let ends: Vec<(u32, u32)> = (0..arcs.counts.len()).map(&arcs.ends).collect();
+    let mut path = Paths::new(arcs.slots);
     for &(d, left) in rest {
         for _ in 0..left {
             if fit.place(
@@ -471,7 +495,14 @@ mod tests {
             .filter(|inst| {
                 let g = DemandGraph::new(inst);
                 let delta = g.max_degree().0;
-                let first = fit_in_order(inst, delta as usize, 0..inst.demands().len());
+                let demands = inst.demands();
+                let arcs = Arcs {
+                    slots: inst.slots as usize,
+                    strict: true,
+                    ends: |i: usize| (demands[i].src, demands[i].dst),
+                    counts: inst.chunk_counts(),
+                };
+                let first = fit_in_order(arcs, delta as usize, 0..demands.len(), u64::MAX);
                 first.is_none()
                     && first_fit_schedule(inst, &g).is_some_and(|s| {
                         assert!(validate_compact(inst, &s).passed());

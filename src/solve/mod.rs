@@ -28,6 +28,7 @@ mod factor_peel;
 mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod first_fit;
+pub mod first_fit_grouped;
 pub mod greedy;
 pub mod koenig;
 pub mod merged;

@@ -7,8 +7,8 @@
 //!
 //! | case | method | result |
 //! |---|---|---|
-//! | READ1_WRITE1, any ports | port splitting + König | exact: `max ceil(d/ports)` ticks |
-//! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side | exact: `max ceil(d/ports)` ticks |
+//! | READ1_WRITE1, any ports | port splitting + König; with the same ports on every slot and dense traffic, first fit grouped `ports` ticks at a time ([`super::first_fit_grouped`]) | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side (first fit grouped on the orientation's pieces where it applies) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd, bipartite support | König on the sides ([`super::bipartite`]) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
@@ -37,6 +37,7 @@
 //! [`crate::solve_instance`] for every instance that is not copyspace-guard
 //! v0 (ports above 1, or a per-demand bandwidth).
 
+use super::first_fit_grouped;
 use super::port_split::{koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper};
 use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
@@ -47,9 +48,23 @@ use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
 use std::time::{Duration, Instant};
 
-/// READ1_WRITE1 with any ports: port splitting and König. Optimal: the
-/// schedule has `max_v ceil(d(v)/ports(v))` ticks (per direction).
-pub fn read1_write1_ports(inst: &Instance) -> Schedule {
+/// READ1_WRITE1 with any ports: first fit grouped where every slot has the
+/// same ports and traffic is dense ([`first_fit_grouped`]), else port
+/// splitting and König. Optimal: the schedule has `max_v
+/// ceil(d(v)/ports(v))` ticks (per direction). With the method's name.
+pub fn read1_write1_ports(inst: &Instance) -> (Schedule, &'static str) {
+    if let Some(q) = uniform_ports(inst) {
+        let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+        let grouped = first_fit_grouped::grouped_ticks(
+            inst.slots as usize,
+            &ends,
+            inst.chunk_counts(),
+            u64::from(q),
+        );
+        if let Some(ticks) = grouped {
+            return (schedule_of_ticks(ticks), "multiport-first-fit");
+        }
+    }
     let arcs: Vec<ArcCount> = inst
         .demands()
         .iter()
@@ -67,7 +82,7 @@ pub fn read1_write1_ports(inst: &Instance) -> Schedule {
     for (repeat, ids) in koenig_over_ports(inst.slots as usize, &arcs, &port) {
         schedule.push(repeat, ids);
     }
-    schedule
+    (schedule, "multiport-koenig")
 }
 
 /// Orients the edges of odd multiplicity along Euler circuits: returns, per
@@ -129,9 +144,12 @@ fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
     forward
 }
 
-/// STRICT1 with every port count even: Hakimi–Kariv. Optimal: the schedule
-/// has `max_v ceil(d(v)/ports(v))` ticks.
-pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
+/// STRICT1 with every port count even: Hakimi–Kariv, the READ1_WRITE1
+/// case coloured by first fit grouped where every slot has the same ports
+/// and traffic is dense ([`oriented_first_fit`]), else by König. Optimal:
+/// the schedule has `max_v ceil(d(v)/ports(v))` ticks. With the method's
+/// name.
+pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'static str) {
     debug_assert!(inst.model == Model::Strict1 && inst.ports().all_even());
     let odd: Vec<(u32, u32)> = g
         .undirected()
@@ -140,6 +158,11 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
         .map(|e| (e.a, e.b))
         .collect();
     let orient = euler_orient(inst.slots as usize, &odd);
+    if let Some(q) = uniform_ports(inst) {
+        if let Some(schedule) = oriented_first_fit(inst, g, &orient, q / 2) {
+            return (schedule, "multiport-hakimi-kariv-first-fit");
+        }
+    }
     let mut arcs = Vec::new();
     let mut k = 0;
     for (ei, e) in g.undirected().iter().enumerate() {
@@ -166,7 +189,89 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> Schedule {
     let pools = g.undirected().iter().map(|e| &e.demands[..]);
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
-    PoolMapper::new(pools).map(&rounds)
+    (
+        PoolMapper::new(pools).map(&rounds),
+        "multiport-hakimi-kariv",
+    )
+}
+
+/// The number of ports every slot has, if all have the same.
+fn uniform_ports(inst: &Instance) -> Option<u32> {
+    let q = inst.port(0);
+    (1..inst.slots as usize)
+        .all(|v| inst.port(v) == q)
+        .then_some(q)
+}
+
+/// One round per grouped tick of [`first_fit_grouped::grouped_ticks`]
+/// (equal neighbours merged by `Schedule::push`).
+fn schedule_of_ticks(ticks: Vec<Vec<u32>>) -> Schedule {
+    let mut schedule = Schedule::new();
+    for demands in ticks {
+        schedule.push(1, demands);
+    }
+    schedule
+}
+
+/// Hakimi–Kariv by first fit ([`first_fit_grouped`]) with `half` ports per
+/// side: each demand's chunks go on its edge's two arcs as `orient` (the
+/// Euler orientation of the odd edges) splits the edge, the demand `a->b`
+/// on `a->b` first and `b->a` on `b->a` first, as pieces numbered in
+/// demand order, so each grouped tick's pieces, sorted, map to sorted
+/// demands. `None` where the grouped first fit does not apply.
+fn oriented_first_fit(
+    inst: &Instance,
+    g: &DemandGraph,
+    orient: &[bool],
+    half: u32,
+) -> Option<Schedule> {
+    let demands = inst.demands();
+    // Chunks of each demand on its own direction and on the reverse one.
+    let mut split = vec![(0u64, 0u64); demands.len()];
+    let mut k = 0;
+    for e in g.undirected() {
+        let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
+        if e.mult % 2 == 1 {
+            if orient[k] {
+                ab += 1;
+            } else {
+                ba += 1;
+            }
+            k += 1;
+        }
+        for &(d, chunks) in &e.demands {
+            // Room on the demand's own arc: `ab` for `a->b`, `ba` for `b->a`.
+            let own = if demands[d as usize].src == e.a {
+                &mut ab
+            } else {
+                &mut ba
+            };
+            let on_own = chunks.min(*own);
+            *own -= on_own;
+            split[d as usize] = (on_own, chunks - on_own);
+        }
+    }
+    let mut ends = Vec::with_capacity(demands.len());
+    let mut counts = Vec::with_capacity(demands.len());
+    let mut demand_of = Vec::with_capacity(demands.len());
+    for (i, (d, &(own, reverse))) in demands.iter().zip(&split).enumerate() {
+        for (arc, chunks) in [((d.src, d.dst), own), ((d.dst, d.src), reverse)] {
+            if chunks > 0 {
+                ends.push(arc);
+                counts.push(chunks);
+                demand_of.push(i as u32);
+            }
+        }
+    }
+    drop(split);
+    let mut ticks =
+        first_fit_grouped::grouped_ticks(inst.slots as usize, &ends, &counts, u64::from(half))?;
+    for tick in &mut ticks {
+        for id in tick.iter_mut() {
+            *id = demand_of[*id as usize];
+        }
+    }
+    Some(schedule_of_ticks(ticks))
 }
 
 /// STRICT1 with some odd port count: each slot becomes `ports(v)` one-port
@@ -402,11 +507,14 @@ impl Multiport<'_> {
             .then(|| super::bipartite::strict1_bipartite(inst, g))
             .flatten();
         let (schedule, name) = match inst.model {
-            Model::Read1Write1 => (read1_write1_ports(inst), "multiport-koenig".to_string()),
-            Model::Strict1 if inst.ports().all_even() => (
-                strict1_even_ports(inst, g),
-                "multiport-hakimi-kariv".to_string(),
-            ),
+            Model::Read1Write1 => {
+                let (schedule, name) = read1_write1_ports(inst);
+                (schedule, name.to_string())
+            }
+            Model::Strict1 if inst.ports().all_even() => {
+                let (schedule, name) = strict1_even_ports(inst, g);
+                (schedule, name.to_string())
+            }
             Model::Strict1 if bipartite.is_some() => (
                 bipartite.expect("checked just above"),
                 "multiport-bipartite-koenig".to_string(),

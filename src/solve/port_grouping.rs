@@ -59,7 +59,7 @@ fn repeated(ids: &[u32], k: u64) -> Vec<u32> {
 }
 
 /// The two lists merged (sorted when both are).
-fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+pub(super) fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
