@@ -227,16 +227,74 @@ fn write_compact(inst: &Instance, schedule: &Schedule, out: &mut dyn Write) -> i
     line.text(COMPACT_FOOTER).flush_to(out, true)
 }
 
+/// Pairs per batch of rounds [`write_compact_rounds`] formats on one
+/// thread (about 1 MiB of text).
+const BATCH_PAIRS: usize = 1 << 16;
+
 /// Rounds of a compact file, `ends[i]` the pair written for index `i`.
+/// Large schedules are formatted in batches of rounds on the rayon threads,
+/// a few batches per thread at a time, and written in order: the bytes do
+/// not depend on the thread count (each round's text depends on the round
+/// and whether it is the first).
 fn write_compact_rounds(
     line: &mut Line,
     rounds: &[super::Round],
     ends: &[(u32, u32)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    use rayon::prelude::*;
+    let batches = round_batches(rounds);
+    if batches.len() <= 1 {
+        return format_rounds(line, rounds, 0, ends, Some(out));
+    }
+    line.flush_to(out, true)?;
+    let wave = 4 * rayon::current_num_threads();
+    for group in batches.chunks(wave) {
+        let texts: Vec<Vec<u8>> = group
+            .par_iter()
+            .map(|range| {
+                let mut text = Line::new();
+                format_rounds(&mut text, &rounds[range.clone()], range.start, ends, None)
+                    .expect("formatting into memory does not fail");
+                text.bytes
+            })
+            .collect();
+        for text in texts {
+            out.write_all(&text)?;
+        }
+    }
+    Ok(())
+}
+
+/// `rounds` cut into consecutive ranges of about [`BATCH_PAIRS`] pairs.
+fn round_batches(rounds: &[super::Round]) -> Vec<std::ops::Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut pairs) = (0, 0);
+    for (i, r) in rounds.iter().enumerate() {
+        pairs += r.demands.len() + 1;
+        if pairs >= BATCH_PAIRS {
+            batches.push(start..i + 1);
+            (start, pairs) = (i + 1, 0);
+        }
+    }
+    if start < rounds.len() {
+        batches.push(start..rounds.len());
+    }
+    batches
+}
+
+/// Formats `rounds`, the first of them round number `first` of the file,
+/// into `line`, flushing to `out` as it fills (`None`: all kept in `line`).
+fn format_rounds(
+    line: &mut Line,
+    rounds: &[super::Round],
+    first: usize,
+    ends: &[(u32, u32)],
+    mut out: Option<&mut dyn Write>,
+) -> io::Result<()> {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for (ri, r) in rounds.iter().enumerate() {
-        if ri > 0 {
+        if first + ri > 0 {
             line.text(",");
         }
         line.text(COMPACT_ROUND[0])
@@ -252,7 +310,10 @@ fn write_compact_rounds(
             }
             line.text("[").num(src).text(",").num(dst).text("]");
         }
-        line.text(COMPACT_ROUND_END).flush_to(out, false)?;
+        line.text(COMPACT_ROUND_END);
+        if let Some(out) = out.as_deref_mut() {
+            line.flush_to(out, false)?;
+        }
     }
     Ok(())
 }
@@ -576,4 +637,57 @@ pub fn write_schedule_file_limited(
     out.write(|w| write_schedule(inst, schedule, format, w))
         .map_err(io)?;
     out.commit().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::{Demand, Limits, Model};
+
+    /// A schedule of many rounds (several batches of [`BATCH_PAIRS`]) on a
+    /// ring, written compact with one thread and with four, and by the
+    /// one-batch path round by round: the same bytes, and valid JSON whose
+    /// rounds are the schedule's.
+    #[test]
+    fn compact_batches_do_not_change_the_bytes() {
+        let n = 512u32;
+        let demands = (0..n).map(|v| Demand {
+            src: v,
+            dst: (v + 1) % n,
+            bits: 1000,
+        });
+        let inst = Instance::new(Model::Read1Write1, n, 1, demands, &Limits::default()).unwrap();
+        let mut schedule = Schedule::new();
+        for r in 0..1000u64 {
+            let ids: Vec<u32> = (0..n).filter(|&i| (i as u64 + r) % 3 != 0).collect();
+            schedule.push(1 + r % 2, ids);
+        }
+        assert!(round_batches(&schedule.rounds).len() > 2);
+        let write = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut bytes = Vec::new();
+            pool.install(|| write_schedule(&inst, &schedule, Format::Compact, &mut bytes))
+                .unwrap();
+            bytes
+        };
+        let (one, four) = (write(1), write(4));
+        assert_eq!(one, four);
+        let mut serial = Line::new();
+        serial.text(&compact_header(&inst, &schedule));
+        let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+        format_rounds(&mut serial, &schedule.rounds, 0, &ends, None).unwrap();
+        serial.text(COMPACT_FOOTER);
+        assert_eq!(serial.bytes, one);
+        let v: serde_json::Value = serde_json::from_slice(&one).unwrap();
+        let rounds = v["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), schedule.rounds.len());
+        assert_eq!(rounds[999]["repeat"], 2);
+        assert_eq!(
+            rounds[999]["pairs"].as_array().unwrap().len(),
+            schedule.rounds[999].demands.len()
+        );
+    }
 }
