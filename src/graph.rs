@@ -137,6 +137,15 @@ impl<'a> DemandGraph<'a> {
         }
     }
 
+    /// Whether every slot has the same degree (uniform all-to-all
+    /// traffic, where first fit in demand order tends to leave chunks;
+    /// skewed traffic is not regular).
+    pub fn is_regular(&self) -> bool {
+        let mut degrees = (0..self.slots as usize).map(|v| self.degree(v));
+        let first = degrees.next();
+        degrees.all(|d| Some(d) == first)
+    }
+
     /// The undirected edges as `(a, b, chunks)`, the form the colouring and
     /// odd-set code take.
     pub fn edge_triples(&self) -> Vec<(u32, u32, u64)> {

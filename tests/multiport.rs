@@ -260,8 +260,9 @@ fn skewed_dense_traffic_takes_first_fit_grouped_at_the_port_degree() {
         (Model::Read1Write1, 1, None),
         (Model::Read1Write1, 3, Some("multiport-first-fit")),
         (Model::Read1Write1, 4, Some("multiport-first-fit")),
-        (Model::Strict1, 2, Some("multiport-hakimi-kariv-first-fit")),
-        (Model::Strict1, 4, Some("multiport-hakimi-kariv-first-fit")),
+        (Model::Strict1, 2, Some("multiport-first-fit")),
+        (Model::Strict1, 3, Some("multiport-first-fit")),
+        (Model::Strict1, 4, Some("multiport-first-fit")),
     ] {
         let inst = Instance::new(model, n, 1000, demands.clone(), &Limits::default())
             .unwrap()
@@ -277,6 +278,32 @@ fn skewed_dense_traffic_takes_first_fit_grouped_at_the_port_degree() {
             ));
         }
     }
+}
+
+/// Where STRICT1 first fit on the demands cannot fit (a triangle: one
+/// edge per one-port tick, 4 chunks over a one-port Delta of 3), Hakimi–
+/// Kariv's orientation does (2 ports: 2 ticks); uniform traffic goes there
+/// at once. Both at the port-degree bound, validated and verified.
+#[test]
+fn strict1_falls_back_to_hakimi_kariv_where_first_fit_cannot_fit() {
+    let triangle = [(0, 1, 2), (1, 2, 1), (2, 0, 1)].map(|(src, dst, k)| Demand {
+        src,
+        dst,
+        bits: k * 1000,
+    });
+    let inst = Instance::new(Model::Strict1, 3, 1000, triangle, &Limits::default())
+        .unwrap()
+        .with_ports(Ports::Uniform(2))
+        .unwrap();
+    let sol = solve_checked(&inst, SolverChoice::Auto);
+    assert_eq!(sol.stats.solver, "multiport-hakimi-kariv-first-fit");
+    assert_eq!((sol.ticks, sol.status), (2, Status::Optimal));
+    let uniform = solve_checked(&all_to_all(Model::Strict1, 16, 4, 3), SolverChoice::Auto);
+    assert_eq!(uniform.stats.solver, "multiport-hakimi-kariv-first-fit");
+    assert_eq!(
+        (uniform.ticks, uniform.status),
+        (2 * 15 * 3 / 4 + 1, Status::Optimal)
+    );
 }
 
 /// The worked example of the docs: two rails per GPU halve the ticks of an

@@ -4,14 +4,16 @@
 //! each slot side is in at most one transfer per one-port tick, so in at
 //! most `q` per group).
 //!
-//! The arcs are READ1_WRITE1's: a send and a receive side per slot, `Delta`
-//! the largest side degree; first fit plus König's alternating paths always
-//! fit in `Delta` one-port ticks, so the groups number `ceil(Delta / q)`,
-//! the port-degree bound. The multi-port solvers (module `multiport`) give
-//! the arcs: READ1_WRITE1's demands, or STRICT1's pieces of its Euler
-//! orientation (Hakimi–Kariv, `q/2` ports per side). On a skewed two-tier
-//! MoE at 2,048 GPUs x 4 ports (19 M chunks) first fit takes 0.7 s where
-//! König's peeling took 4 s (doc/performance.md).
+//! Under READ1_WRITE1 (a send and a receive side per slot, `Delta` the
+//! largest side degree) first fit plus König's alternating paths always fit
+//! in `Delta` one-port ticks, so the groups number `ceil(Delta / q)`, the
+//! port-degree bound. Under STRICT1 (one side per slot) they fit often on
+//! skewed traffic but not always (odd cycles), and then there is no
+//! schedule here. The multi-port solvers (module `multiport`) give the
+//! arcs: the demands, or STRICT1's pieces of its Euler orientation
+//! (Hakimi–Kariv, READ1_WRITE1 with `q/2` ports per side). On a skewed
+//! two-tier MoE at 2,048 GPUs x 4 ports (19 M chunks) first fit takes
+//! 0.7-1 s where König's peeling took 4 s (doc/performance.md).
 //!
 //! Where traffic is sparse, too large, or first fit leaves more chunks than
 //! the paths should repair (uniform traffic in arc order can leave a large
@@ -42,14 +44,16 @@ pub fn applies(slots: usize, arcs: usize, chunks: u64) -> bool {
     (2..=MAX_SLOTS as u64).contains(&n) && arcs as u64 * 2 >= n * (n - 1) && chunks <= MAX_CHUNKS
 }
 
-/// The arcs `(src, dst)` with `counts` chunks on `slots` slots (READ1_WRITE1
-/// sides) coloured first fit in `Delta` one-port ticks, taken in arc order,
-/// and grouped `q` ticks at a time: `ceil(Delta / q)` lists of arc ids,
-/// each sorted, an arc once per chunk it sends in the group. `None` where
-/// [`applies`] does not hold or first fit leaves more chunks than the
-/// repair budget ([`REPAIR_CHUNKS_PER_SLOT`]).
+/// The arcs `(src, dst)` with `counts` chunks on `slots` slots (one side
+/// per slot when `strict`, else READ1_WRITE1's two) coloured first fit in
+/// `Delta` one-port ticks, taken in arc order, and grouped `q` ticks at a
+/// time: `ceil(Delta / q)` lists of arc ids, each sorted, an arc once per
+/// chunk it sends in the group. `None` where [`applies`] does not hold,
+/// first fit leaves more chunks than the repair budget
+/// ([`REPAIR_CHUNKS_PER_SLOT`]), or (`strict`) the paths do not fit.
 pub fn grouped_ticks(
     slots: usize,
+    strict: bool,
     ends: &[(u32, u32)],
     counts: &[u64],
     q: u64,
@@ -60,27 +64,29 @@ pub fn grouped_ticks(
         return None;
     }
     let max_left = chunks / slots as u64 * REPAIR_CHUNKS_PER_SLOT;
-    grouped_within(slots, ends, counts, q, max_left)
+    grouped_within(slots, strict, ends, counts, q, max_left)
 }
 
 /// [`grouped_ticks`] without the size checks, giving up when first fit
 /// leaves more than `max_left` chunks for the alternating paths.
 fn grouped_within(
     slots: usize,
+    strict: bool,
     ends: &[(u32, u32)],
     counts: &[u64],
     q: u64,
     max_left: u64,
 ) -> Option<Vec<Vec<u32>>> {
+    let receive = if strict { 0 } else { slots };
     let mut degree = vec![0u64; 2 * slots];
     for (&(src, dst), &c) in ends.iter().zip(counts) {
         degree[src as usize] += c;
-        degree[slots + dst as usize] += c;
+        degree[receive + dst as usize] += c;
     }
     let delta = degree.iter().copied().max().unwrap_or(0);
     let arcs = Arcs {
         slots,
-        strict: false,
+        strict,
         ends: |i: usize| ends[i],
         counts,
     };
@@ -125,12 +131,20 @@ mod tests {
     /// Checks `groups` as a `q`-port READ1_WRITE1 colouring of the arcs:
     /// each sorted, each slot side in at most `q` chunks per group, every
     /// arc's chunks sent exactly, `ceil(Delta / q)` groups.
-    fn check(slots: usize, ends: &[(u32, u32)], counts: &[u64], q: u64, groups: &[Vec<u32>]) {
+    fn check(
+        slots: usize,
+        strict: bool,
+        ends: &[(u32, u32)],
+        counts: &[u64],
+        q: u64,
+        groups: &[Vec<u32>],
+    ) {
+        let receive = if strict { 0 } else { slots };
         let mut sent = vec![0u64; ends.len()];
         let mut degree = vec![0u64; 2 * slots];
         for (&(s, d), &c) in ends.iter().zip(counts) {
             degree[s as usize] += c;
-            degree[slots + d as usize] += c;
+            degree[receive + d as usize] += c;
         }
         let delta = degree.into_iter().max().unwrap_or(0);
         assert_eq!(groups.len() as u64, delta.div_ceil(q));
@@ -140,7 +154,7 @@ mod tests {
             for &a in g {
                 let (s, d) = ends[a as usize];
                 load[s as usize] += 1;
-                load[slots + d as usize] += 1;
+                load[receive + d as usize] += 1;
                 sent[a as usize] += 1;
             }
             assert!(load.iter().all(|&l| l <= q), "a side over {q} ports");
@@ -167,10 +181,14 @@ mod tests {
                 .zip(&cells)
                 .map(|(&(_, v), &c)| if v == 0 { 4 * c } else { c })
                 .collect();
-            let groups = grouped_within(n, &ends, &counts, q, u64::MAX).expect("READ1_WRITE1 fits");
-            check(n, &ends, &counts, q, &groups);
-            if let Some(groups) = grouped_ticks(n, &ends, &counts, q) {
-                check(n, &ends, &counts, q, &groups);
+            let groups = grouped_within(n, false, &ends, &counts, q, u64::MAX).expect("READ1_WRITE1 fits");
+            check(n, false, &ends, &counts, q, &groups);
+            if let Some(groups) = grouped_ticks(n, false, &ends, &counts, q) {
+                check(n, false, &ends, &counts, q, &groups);
+            }
+            // STRICT1 (one side per slot) fits or says None.
+            if let Some(groups) = grouped_ticks(n, true, &ends, &counts, q) {
+                check(n, true, &ends, &counts, q, &groups);
             }
         }
     }
@@ -182,16 +200,16 @@ mod tests {
     fn the_repair_budget_is_kept() {
         let ends = [(2, 3), (0, 1), (2, 4), (0, 4)];
         let counts = [1, 1, 1, 1];
-        assert!(grouped_within(5, &ends, &counts, 1, 0).is_none());
-        let groups = grouped_within(5, &ends, &counts, 1, 1).expect("one chunk repaired");
-        check(5, &ends, &counts, 1, &groups);
+        assert!(grouped_within(5, false, &ends, &counts, 1, 0).is_none());
+        let groups = grouped_within(5, false, &ends, &counts, 1, 1).expect("one chunk repaired");
+        check(5, false, &ends, &counts, 1, &groups);
     }
 
     #[test]
     fn sparse_or_tiny_traffic_is_left_to_the_peeling() {
         // A ring on 8 slots: 8 of 56 ordered pairs.
         let ends: Vec<(u32, u32)> = (0..8).map(|v| (v, (v + 1) % 8)).collect();
-        assert!(grouped_ticks(8, &ends, &[3; 8], 2).is_none());
+        assert!(grouped_ticks(8, false, &ends, &[3; 8], 2).is_none());
         assert!(!applies(1, 0, 0));
         assert!(!applies(4, 12, MAX_CHUNKS + 1));
         assert!(applies(4, 12, 100));

@@ -8,6 +8,7 @@
 //! | case | method | result |
 //! |---|---|---|
 //! | READ1_WRITE1, any ports | port splitting + König; with the same ports on every slot and dense traffic, first fit grouped `ports` ticks at a time ([`super::first_fit_grouped`]) | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, the same ports on every slot, skewed dense traffic | first fit on the demands, grouped `ports` ticks at a time ([`super::first_fit_grouped`]), where it fits | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side (first fit grouped on the orientation's pieces where it applies) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd, bipartite support | König on the sides ([`super::bipartite`]) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
@@ -54,15 +55,8 @@ use std::time::{Duration, Instant};
 /// ceil(d(v)/ports(v))` ticks (per direction). With the method's name.
 pub fn read1_write1_ports(inst: &Instance) -> (Schedule, &'static str) {
     if let Some(q) = uniform_ports(inst) {
-        let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
-        let grouped = first_fit_grouped::grouped_ticks(
-            inst.slots as usize,
-            &ends,
-            inst.chunk_counts(),
-            u64::from(q),
-        );
-        if let Some(ticks) = grouped {
-            return (schedule_of_ticks(ticks), "multiport-first-fit");
+        if let Some(schedule) = demands_first_fit(inst, q) {
+            return (schedule, "multiport-first-fit");
         }
     }
     let arcs: Vec<ArcCount> = inst
@@ -203,6 +197,23 @@ fn uniform_ports(inst: &Instance) -> Option<u32> {
         .then_some(q)
 }
 
+/// The demands of `inst` (`q` ports on every slot) coloured first fit and
+/// grouped `q` ticks at a time ([`first_fit_grouped`]), under the
+/// instance's model: READ1_WRITE1 always fits where it applies; STRICT1
+/// may not (the one-port STRICT1 colouring needs more than `Delta` ticks on
+/// odd cycles), and then `None`.
+fn demands_first_fit(inst: &Instance, q: u32) -> Option<Schedule> {
+    let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+    let ticks = first_fit_grouped::grouped_ticks(
+        inst.slots as usize,
+        inst.model == Model::Strict1,
+        &ends,
+        inst.chunk_counts(),
+        u64::from(q),
+    )?;
+    Some(schedule_of_ticks(ticks))
+}
+
 /// One round per grouped tick of [`first_fit_grouped::grouped_ticks`]
 /// (equal neighbours merged by `Schedule::push`).
 fn schedule_of_ticks(ticks: Vec<Vec<u32>>) -> Schedule {
@@ -264,8 +275,13 @@ fn oriented_first_fit(
         }
     }
     drop(split);
-    let mut ticks =
-        first_fit_grouped::grouped_ticks(inst.slots as usize, &ends, &counts, u64::from(half))?;
+    let mut ticks = first_fit_grouped::grouped_ticks(
+        inst.slots as usize,
+        false,
+        &ends,
+        &counts,
+        u64::from(half),
+    )?;
     for tick in &mut ticks {
         for id in tick.iter_mut() {
             *id = demand_of[*id as usize];
@@ -501,12 +517,24 @@ impl Multiport<'_> {
         let t0 = Instant::now();
         // Phases the time limit cut short (`CUT_SHORT` in the details).
         let mut cut: Vec<String> = Vec::new();
+        // Skewed dense STRICT1 traffic with the same ports everywhere:
+        // first fit on the demands themselves, any port count, where it
+        // fits (no orientation or split; on a two-tier MoE it mostly does).
+        let direct = (inst.model == Model::Strict1 && !g.is_regular())
+            .then(|| uniform_ports(inst))
+            .flatten()
+            .and_then(|q| demands_first_fit(inst, q));
         // Odd ports on a bipartite support: exact by König (module
         // `bipartite`), no split or MIP needed.
-        let bipartite = (inst.model == Model::Strict1 && !inst.ports().all_even())
-            .then(|| super::bipartite::strict1_bipartite(inst, g))
-            .flatten();
+        let bipartite =
+            (inst.model == Model::Strict1 && direct.is_none() && !inst.ports().all_even())
+                .then(|| super::bipartite::strict1_bipartite(inst, g))
+                .flatten();
         let (schedule, name) = match inst.model {
+            Model::Strict1 if direct.is_some() => (
+                direct.expect("checked just above"),
+                "multiport-first-fit".to_string(),
+            ),
             Model::Read1Write1 => {
                 let (schedule, name) = read1_write1_ports(inst);
                 (schedule, name.to_string())

@@ -355,7 +355,7 @@ fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant
 /// before the structure, whose STRICT1 edges cost more than first fit at
 /// 64 ranks and which takes uniform complete components only (regular).
 fn by_structure_or_first_fit(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
-    let skewed = first_fit::applies(inst) && !is_regular(g);
+    let skewed = first_fit::applies(inst) && !g.is_regular();
     if skewed {
         if let Some(sol) = first_fit_solution(inst, g) {
             return Some(sol);
@@ -370,13 +370,6 @@ fn by_structure_or_first_fit(inst: &Instance, g: &DemandGraph) -> Option<Solutio
         }
     }
     super::structured::solve_by_backbone(inst, g)
-}
-
-/// Whether every slot has the same degree (uniform all-to-all traffic).
-fn is_regular(g: &DemandGraph) -> bool {
-    let mut degrees = (0..g.slots as usize).map(|v| g.degree(v));
-    let first = degrees.next();
-    degrees.all(|d| Some(d) == first)
 }
 
 /// First fit (module `first_fit`) where it applies and meets Delta, with
