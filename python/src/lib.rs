@@ -32,6 +32,31 @@ use tickopt::{solve_instance, SolveRequest, SolverChoice};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc v3's `mi_option_purge_delay` (its include/mimalloc.h, as
+/// libmimalloc-sys 0.1.49 builds it): not among the crate's constants.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// mimalloc v3's default purge delay (ms, its src/options.c): what the option reads when nobody
+/// set it, by `MIMALLOC_PURGE_DELAY` or a call.
+const MI_DEFAULT_PURGE_DELAY: std::os::raw::c_long = 1000;
+
+/// Keeps the memory plans free for the next plan instead of giving it back
+/// to the system after mimalloc's default second: a 1,024-rank plan frees
+/// tens of MB of buffers, and every call zeroed fresh pages again (a
+/// quarter of its time; doc/performance.md "Planning inside the step").
+/// The process keeps its largest plan's footprint. Left alone where the
+/// option does not read its default (a user's `MIMALLOC_PURGE_DELAY`, or a
+/// mimalloc whose option numbers moved).
+fn keep_freed_memory() {
+    // SAFETY: option calls of the allocator this module uses, on the
+    // thread importing the module, before any plan runs.
+    unsafe {
+        if libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) == MI_DEFAULT_PURGE_DELAY {
+            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+        }
+    }
+}
+
 /// One demand as Python gives it: `(src, dst, bits, bw or None)`, integers
 /// of any size (range checks are ours, with the library's messages).
 type PyDemand = (i128, i128, i128, Option<i128>);
@@ -597,6 +622,7 @@ fn validate(
 
 #[pymodule]
 fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    keep_freed_memory();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeSolution>()?;
     m.add_class::<NativePlanner>()?;

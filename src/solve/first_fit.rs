@@ -80,6 +80,10 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
     (schedule.ticks() == delta).then_some(schedule)
 }
 
+/// Most placements [`fit_in_order`] reserves up front (1 GiB; the callers'
+/// chunk limits are below it).
+const MAX_RESERVED: u64 = 1 << 27;
+
 /// Most demands for which STRICT1 first fit gets a second order.
 const RETRY_MAX_DEMANDS: usize = 4096;
 
@@ -106,7 +110,11 @@ pub(super) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
     order: impl Iterator<Item = usize>,
     max_left: u64,
 ) -> Option<Vec<Vec<u32>>> {
+    // One placement per chunk: reserved at once (grown by doubling, each
+    // step a fresh block of zeroed pages at these sizes).
+    let chunks = arcs.counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
     let mut fit = FirstFit::new(arcs.slots, arcs.strict, delta);
+    fit.placed.reserve(chunks.min(MAX_RESERVED) as usize);
     let mut rest: Vec<(u32, u32)> = Vec::new();
     let mut left_over = 0u64;
     for i in order {
