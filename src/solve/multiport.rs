@@ -42,7 +42,7 @@ use super::first_fit_grouped;
 use super::port_split::{koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper};
 use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
-use crate::graph::DemandGraph;
+use crate::graph::{DemandGraph, UndirectedEdge};
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
 use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
@@ -160,15 +160,7 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
     let mut arcs = Vec::new();
     let mut k = 0;
     for (ei, e) in g.undirected().iter().enumerate() {
-        let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
-        if e.mult % 2 == 1 {
-            if orient[k] {
-                ab += 1;
-            } else {
-                ba += 1;
-            }
-            k += 1;
-        }
+        let (ab, ba) = oriented_counts(e, &orient, &mut k);
         for (src, dst, count) in [(e.a, e.b, ab), (e.b, e.a, ba)] {
             if count > 0 {
                 arcs.push(ArcCount {
@@ -187,6 +179,23 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
         PoolMapper::new(pools).map(&rounds),
         "multiport-hakimi-kariv",
     )
+}
+
+/// The chunks edge `e` sends `a -> b` and `b -> a` under the Euler
+/// orientation: `floor(m/2)` each way, and an odd edge's odd chunk as
+/// `orient[*odd_seen]` says (edges taken in order; `odd_seen` counts the
+/// odd ones so far and moves on).
+fn oriented_counts(e: &UndirectedEdge, orient: &[bool], odd_seen: &mut usize) -> (u64, u64) {
+    let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
+    if e.mult % 2 == 1 {
+        if orient[*odd_seen] {
+            ab += 1;
+        } else {
+            ba += 1;
+        }
+        *odd_seen += 1;
+    }
+    (ab, ba)
 }
 
 /// The number of ports every slot has, if all have the same.
@@ -241,15 +250,7 @@ fn oriented_first_fit(
     let mut split = vec![(0u64, 0u64); demands.len()];
     let mut k = 0;
     for e in g.undirected() {
-        let (mut ab, mut ba) = (e.mult / 2, e.mult / 2);
-        if e.mult % 2 == 1 {
-            if orient[k] {
-                ab += 1;
-            } else {
-                ba += 1;
-            }
-            k += 1;
-        }
+        let (mut ab, mut ba) = oriented_counts(e, orient, &mut k);
         for &(d, chunks) in &e.demands {
             // Room on the demand's own arc: `ab` for `a->b`, `ba` for `b->a`.
             let own = if demands[d as usize].src == e.a {
