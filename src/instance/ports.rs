@@ -50,6 +50,16 @@ impl Ports {
         }
     }
 
+    /// The number every slot has, when one number is given for all (an
+    /// instance's ports are normalised: a per-slot list of equal entries
+    /// is `Uniform`).
+    pub fn uniform(&self) -> Option<u32> {
+        match self {
+            Ports::Uniform(p) => Some(*p),
+            Ports::PerSlot(_) => None,
+        }
+    }
+
     /// Whether every slot has an even number of ports.
     pub fn all_even(&self) -> bool {
         match self {

@@ -54,7 +54,7 @@ use std::time::{Duration, Instant};
 /// splitting and König. Optimal: the schedule has `max_v
 /// ceil(d(v)/ports(v))` ticks (per direction). With the method's name.
 pub fn read1_write1_ports(inst: &Instance) -> (Schedule, &'static str) {
-    if let Some(q) = uniform_ports(inst) {
+    if let Some(q) = inst.ports().uniform() {
         if let Some(schedule) = demands_first_fit(inst, q) {
             return (schedule, "multiport-first-fit");
         }
@@ -152,7 +152,7 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
         .map(|e| (e.a, e.b))
         .collect();
     let orient = euler_orient(inst.slots as usize, &odd);
-    if let Some(q) = uniform_ports(inst) {
+    if let Some(q) = inst.ports().uniform() {
         if let Some(schedule) = oriented_first_fit(inst, g, &orient, q / 2) {
             return (schedule, "multiport-hakimi-kariv-first-fit");
         }
@@ -196,14 +196,6 @@ fn oriented_counts(e: &UndirectedEdge, orient: &[bool], odd_seen: &mut usize) ->
         *odd_seen += 1;
     }
     (ab, ba)
-}
-
-/// The number of ports every slot has, if all have the same.
-fn uniform_ports(inst: &Instance) -> Option<u32> {
-    let q = inst.port(0);
-    (1..inst.slots as usize)
-        .all(|v| inst.port(v) == q)
-        .then_some(q)
 }
 
 /// The demands of `inst` (`q` ports on every slot) coloured first fit and
@@ -522,7 +514,7 @@ impl Multiport<'_> {
         // first fit on the demands themselves, any port count, where it
         // fits (no orientation or split; on a two-tier MoE it mostly does).
         let direct = (inst.model == Model::Strict1 && !g.is_regular())
-            .then(|| uniform_ports(inst))
+            .then(|| inst.ports().uniform())
             .flatten()
             .and_then(|q| demands_first_fit(inst, q));
         // Odd ports on a bipartite support: exact by König (module
