@@ -204,6 +204,10 @@ fn oriented_counts(e: &UndirectedEdge, orient: &[bool], odd_seen: &mut usize) ->
 /// may not (the one-port STRICT1 colouring needs more than `Delta` ticks on
 /// odd cycles), and then `None`.
 fn demands_first_fit(inst: &Instance, q: u32) -> Option<Schedule> {
+    let (slots, demands) = (inst.slots as usize, inst.demands().len());
+    if !first_fit_grouped::applies(slots, demands, inst.total_chunks()) {
+        return None;
+    }
     let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
     let ticks = first_fit_grouped::grouped_ticks(
         inst.slots as usize,
