@@ -37,7 +37,7 @@ mod classes;
 mod clean;
 mod edit;
 
-pub use edit::validate_edited;
+pub use edit::{validate_edited, Frame};
 #[cfg(test)]
 mod tests;
 

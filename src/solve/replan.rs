@@ -26,7 +26,7 @@ use super::Solution;
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::rounds::Schedule;
-use crate::validate::validate_edited;
+use crate::validate::{validate_edited, Frame};
 use std::time::Instant;
 
 /// Largest `ticks x slots` the kept table may have (two `u16` per cell:
@@ -41,13 +41,15 @@ pub struct Planner {
     kept: Option<Kept>,
 }
 
-/// The previous plan: its instance, its schedule (validated) and its tick
-/// table.
+/// The previous plan: its instance's frame (ends and chunk counts, kept
+/// by the validator), its schedule (validated), its tick table and its
+/// instance's pair index.
 #[derive(Clone)]
 struct Kept {
-    inst: Instance,
+    frame: Frame,
     schedule: Schedule,
     table: TickTable,
+    index: Vec<u32>,
 }
 
 /// How a plan was made ([`Planner::last_plan`]).
@@ -76,23 +78,32 @@ impl Planner {
             return Ok((sol, PlanKind::Edited));
         }
         let sol = solve_instance(inst, &self.request)?;
-        let small = sol.ticks.saturating_mul(inst.slots as u64) <= MAX_TABLE_CELLS;
-        self.kept =
-            (small && keepable(inst, &self.request) && pair_index(inst).is_some()).then(|| {
-                let mut table = TickTable::from_schedule(
-                    inst.slots as usize,
-                    inst.model == Model::Strict1,
-                    &sol.schedule,
-                    &ends(inst),
-                );
-                table.take_dirty();
-                Kept {
-                    inst: inst.clone(),
-                    schedule: sol.schedule.clone(),
-                    table,
-                }
-            });
+        self.kept = self.keep(inst, &sol);
         Ok((sol, PlanKind::Scratch))
+    }
+
+    /// What to keep of a plan from scratch, when it can be edited.
+    fn keep(&self, inst: &Instance, sol: &Solution) -> Option<Kept> {
+        let small = sol.ticks.saturating_mul(inst.slots as u64) <= MAX_TABLE_CELLS;
+        if !small || !keepable(inst, &self.request) {
+            return None;
+        }
+        let index = pair_index(inst)?;
+        let frame = Frame::of(inst)?;
+        let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
+        let mut table = TickTable::from_schedule(
+            inst.slots as usize,
+            inst.model == Model::Strict1,
+            &sol.schedule,
+            &ends,
+        );
+        table.take_dirty();
+        Some(Kept {
+            frame,
+            schedule: sol.schedule.clone(),
+            table,
+            index,
+        })
     }
 
     /// Forgets the previous plan: the next one is made from scratch.
@@ -106,14 +117,21 @@ impl Planner {
         let Some(mut kept) = self.kept.take() else {
             return Ok(None);
         };
-        if kept.inst.slots != inst.slots
-            || kept.inst.model != inst.model
+        if kept.frame.slots_and_model() != (inst.slots, inst.model)
             || !keepable(inst, &self.request)
         {
             return Ok(None);
         }
-        let Some(index) = pair_index(inst) else {
-            return Ok(None);
+        // The same pairs keep their demand indices (and the pair index);
+        // other pairs of the same slots and model are settled pair by pair.
+        let same = kept.frame.same_ends(inst);
+        let index = if same {
+            std::mem::take(&mut kept.index)
+        } else {
+            let Some(index) = pair_index(inst) else {
+                return Ok(None);
+            };
+            index
         };
         let g = DemandGraph::new(inst);
         let delta = g.max_degree().0;
@@ -124,9 +142,8 @@ impl Planner {
         let table = &mut kept.table;
         // Chunks that went away come out now, the missing ones are listed
         // and go in after the length is set: by demand against the kept
-        // instance when the demands are the same pairs (the table holds
-        // exactly its chunks), else one pass over all pairs.
-        let same = same_pairs(&kept.inst, inst);
+        // frame's counts when the demands are the same pairs (the table
+        // holds exactly those chunks), else one pass over all pairs.
         let counts = inst.chunk_counts();
         let mut missing = Vec::new();
         let mut settle = |table: &mut TickTable, (u, v): (usize, usize), want: usize| {
@@ -139,7 +156,7 @@ impl Planner {
             }
         };
         if same {
-            let before = kept.inst.chunk_counts();
+            let before = kept.frame.counts();
             for (i, d) in inst.demands().iter().enumerate() {
                 if counts[i] != before[i] {
                     let pair = (d.src as usize, d.dst as usize);
@@ -182,7 +199,7 @@ impl Planner {
         let seconds = t0.elapsed().as_secs_f64();
         let sol = Solution::at_degree_bound(inst, &g, schedule, "replan", seconds);
         let sol = finish_validated(inst, sol, t0, 0.0, |s| {
-            validate_edited(inst, s, &kept.inst, &kept.schedule)
+            validate_edited(inst, s, &kept.schedule, &mut kept.frame)
         })?;
         // Keep what was returned (in place where only ticks changed).
         if patched {
@@ -198,7 +215,7 @@ impl Planner {
         } else {
             kept.schedule = sol.schedule.clone();
         }
-        kept.inst = inst.clone();
+        kept.index = index;
         self.kept = Some(kept);
         Ok(Some(sol))
     }
@@ -212,7 +229,7 @@ fn keepable(inst: &Instance, request: &SolveRequest) -> bool {
     request.solver == SolverChoice::Auto
         && !inst.is_multiport()
         && (2..=MAX_TABLE_SLOTS).contains(&inst.slots)
-        && inst.chunk_counts().iter().sum::<u64>() <= MAX_TABLE_CELLS
+        && inst.total_chunks() <= MAX_TABLE_CELLS
 }
 
 const NO_DEMAND: u32 = u32::MAX;
@@ -230,19 +247,6 @@ fn pair_index(inst: &Instance) -> Option<Vec<u32>> {
         *cell = i as u32;
     }
     Some(index)
-}
-
-/// Whether demand `i` is the same ordered pair in both instances, for all `i`.
-fn same_pairs(a: &Instance, b: &Instance) -> bool {
-    a.demands().len() == b.demands().len()
-        && a.demands()
-            .iter()
-            .zip(b.demands())
-            .all(|(x, y)| (x.src, x.dst) == (y.src, y.dst))
-}
-
-fn ends(inst: &Instance) -> Vec<(u32, u32)> {
-    inst.demands().iter().map(|d| (d.src, d.dst)).collect()
 }
 
 #[cfg(test)]

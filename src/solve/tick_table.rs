@@ -14,6 +14,7 @@
 //! schedule it emits is validated like every other.
 
 use crate::rounds::{Round, Schedule};
+use smallvec::SmallVec;
 
 /// Largest slot count of a table (partners are stored as `u16`).
 pub const MAX_TABLE_SLOTS: u32 = 2048;
@@ -44,9 +45,11 @@ pub struct TickTable {
     free_send: Vec<u64>,
     /// Bit `t` of row `v`: the receive side of `v` is free (READ1_WRITE1).
     free_receive: Vec<u64>,
-    /// Ticks of the ordered pair `u * n + v`, in no order, and their
-    /// number (a dense array: the pass over all pairs reads only it).
-    at: Vec<Vec<u32>>,
+    /// Ticks of the ordered pair `u * n + v`, in no order (inline up to
+    /// four: most pairs of a skewed matrix, one cache line less per edit),
+    /// and their number (a dense array: the pass over all pairs reads only
+    /// it).
+    at: Vec<SmallVec<[u32; 4]>>,
     count: Vec<u32>,
     /// Ticks changed since [`TickTable::take_dirty`] (flag, bitset and
     /// list).
@@ -72,7 +75,7 @@ impl TickTable {
             } else {
                 vec![0; n * words]
             },
-            at: vec![Vec::new(); n * n],
+            at: vec![SmallVec::new(); n * n],
             count: vec![0; n * n],
             dirty: Vec::new(),
             dirty_bits: vec![0; words],

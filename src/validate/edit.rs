@@ -1,88 +1,132 @@
 //! Validating a schedule made by editing a valid one (a plan per step,
 //! DESIGN.md §13): work in the rounds that changed, not in the schedule.
 //!
-//! Premise: `prev` is a valid schedule of `prev_inst` (the caller validated
-//! it). Then `next` is a valid schedule of `inst` when
-//! - both instances have the same slots, model, ports and demand ends
-//!   (demand `i` is the same ordered pair in both), so a round that is a
-//!   valid tick in one is one in the other;
+//! Premise: `prev` is a valid schedule of an instance whose [`Frame`] (slots,
+//! model, demand ends, chunk counts) the caller passes; this module builds
+//! frames and keeps them up to date, the caller only holds one. Then `next`
+//! is a valid schedule of `inst` when
+//! - `inst` has the frame's slots, model and demand ends (demand `i` is the
+//!   same ordered pair in both) and one port per slot, so a round that is
+//!   a valid tick in one is one in the other;
 //! - every round of `next` that differs from `prev`'s round at the same
 //!   index (or has none there) is *clean* (the fast path's check of
 //!   [`super::validate_compact`]: indices name demands, no slot side used
 //!   twice); the rounds equal to `prev`'s were valid ticks already;
-//! - each demand's chunks — its count in `prev_inst` (which `prev` sent
-//!   exactly), minus what `prev`'s differing rounds sent, plus what
-//!   `next`'s send — equal its count in `inst`, which makes its bits
-//!   exactly `inst`'s (chunks of a demand carry its bits in order);
+//! - each demand's chunks — the frame's count (which `prev` sent exactly),
+//!   minus what `prev`'s differing rounds sent, plus what `next`'s send —
+//!   equal its count in `inst`, which makes its bits exactly `inst`'s
+//!   (chunks of a demand carry its bits in order);
 //! - the ticks add up without overflow.
 //!
 //! Equal rounds are found by comparing them (memory speed), so nothing is
-//! taken on the caller's word but the premise. When any condition fails,
-//! or the premise cannot be used, the full [`super::validate_compact`]
-//! runs and words the errors: the verdict is always the full validator's.
+//! taken on the caller's word but the premise. Where two differing rounds
+//! at one index are both sorted and repeat alike, only the demands in one
+//! and not the other change a count; the counts are compared as slices
+//! between the demands that changed. When any condition fails, or the
+//! premise cannot be used, the full [`super::validate_compact`] runs and
+//! words the errors: the verdict is always the full validator's.
 
 use super::clean::one_port::Sides;
-use super::clean::Ends;
 use super::{validate_compact, Report, Verdict};
-use crate::instance::Instance;
+use crate::instance::{Instance, Model};
 use crate::rounds::{Round, Schedule};
 
-/// Validates `next` for `inst`, given that `prev` is valid for
-/// `prev_inst` (module docs); same verdict as [`validate_compact`].
+/// What an edited schedule is checked against: the slots, model, demand
+/// ends (packed `src << 16 | dst`) and chunk counts of the instance the
+/// previous schedule was validated for (module docs).
+#[derive(Clone, Debug)]
+pub struct Frame {
+    slots: u32,
+    model: Model,
+    packed: Vec<u32>,
+    counts: Vec<u64>,
+}
+
+impl Frame {
+    /// The frame of `inst`; `None` where edits are not checked this way
+    /// (several ports on a slot, slot ids past 16 bits).
+    pub fn of(inst: &Instance) -> Option<Frame> {
+        (inst.is_single_port() && inst.slots <= 1 << 16).then(|| Frame {
+            slots: inst.slots,
+            model: inst.model,
+            packed: inst.demands().iter().map(|d| d.src << 16 | d.dst).collect(),
+            counts: inst.chunk_counts().to_vec(),
+        })
+    }
+
+    /// Slots and model of the frame's instance.
+    pub fn slots_and_model(&self) -> (u32, Model) {
+        (self.slots, self.model)
+    }
+
+    /// Chunks of each demand.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Whether `inst` has this frame's slots, model and demand ends, and
+    /// one port per slot (its chunk counts may differ).
+    pub fn same_ends(&self, inst: &Instance) -> bool {
+        inst.slots == self.slots
+            && inst.model == self.model
+            && inst.is_single_port()
+            && inst.demands().len() == self.packed.len()
+            && inst
+                .demands()
+                .iter()
+                .zip(&self.packed)
+                .all(|(d, &e)| d.src << 16 | d.dst == e)
+    }
+}
+
+/// Validates `next` for `inst`, given that `prev` is valid for the
+/// instance of `frame` (module docs); same verdict as
+/// [`validate_compact`]. A passing `next` leaves `frame` as `inst`'s (when
+/// `inst` has one; else it is left as it was).
 pub fn validate_edited(
     inst: &Instance,
     next: &Schedule,
-    prev_inst: &Instance,
     prev: &Schedule,
+    frame: &mut Frame,
 ) -> Report {
-    match edit_is_valid(inst, next, prev_inst, prev) {
+    match edit_is_valid(inst, next, prev, frame) {
         Some(ticks) => Report {
             status: Verdict::Pass,
             model: inst.model,
             ticks_total: ticks,
-            bits_total: inst.demands().iter().map(|d| d.bits as u128).sum(),
+            bits_total: inst.total_bits(),
             errors: Vec::new(),
             total_errors: 0,
             error_kinds: Vec::new(),
             first_error_tick: None,
         },
-        None => validate_compact(inst, next),
+        None => {
+            let report = validate_compact(inst, next);
+            if report.passed() {
+                if let Some(now) = Frame::of(inst) {
+                    *frame = now;
+                }
+            }
+            report
+        }
     }
 }
 
-/// The tick count of `next` when the edit is plainly valid, else `None`.
+/// The tick count of `next` when the edit is plainly valid (and `frame`
+/// then `inst`'s), else `None` (and `frame` as it was).
 fn edit_is_valid(
     inst: &Instance,
     next: &Schedule,
-    prev_inst: &Instance,
     prev: &Schedule,
+    frame: &mut Frame,
 ) -> Option<u64> {
-    let same_frame = inst.slots == prev_inst.slots
-        && inst.model == prev_inst.model
-        && inst.is_single_port()
-        && prev_inst.is_single_port()
-        && inst.demands().len() == prev_inst.demands().len()
-        && inst
-            .demands()
-            .iter()
-            .zip(prev_inst.demands())
-            .all(|(a, b)| (a.src, a.dst) == (b.src, b.dst));
-    if !same_frame {
+    if !frame.same_ends(inst) || !next.classes.is_empty() || !prev.classes.is_empty() {
         return None;
     }
     let ticks = next.checked_ticks()?;
-    let Ends::Packed(ends) = Ends::new(inst) else {
-        return None;
-    };
     let mut sides = Sides::new(inst);
-    // Chunks per demand, signed while rounds come and go (counts past
-    // i64 take the full path).
-    let mut sent: Vec<i64> = prev_inst
-        .chunk_counts()
-        .iter()
-        .map(|&c| i64::try_from(c).ok())
-        .collect::<Option<_>>()?;
-    let repeat = |r: &Round| i64::try_from(r.repeat).ok();
+    // (demand, chunks) for what the differing rounds took away and added.
+    let mut changes: Vec<(u32, i64)> = Vec::new();
     let empty = Round {
         repeat: 0,
         demands: Vec::new(),
@@ -95,26 +139,75 @@ fn edit_is_valid(
         if old == new {
             continue;
         }
-        let (old_repeat, new_repeat) = (repeat(old)?, repeat(new)?);
-        for &d in &old.demands {
-            let s = sent.get_mut(d as usize)?;
-            *s = s.checked_sub(old_repeat)?;
+        if ri < next.rounds.len()
+            && (new.repeat == 0 || !sides.is_clean(&frame.packed, ri + 1, &new.demands))
+        {
+            return None;
         }
-        if ri < next.rounds.len() {
-            if new.repeat == 0 || !sides.is_clean(&ends, ri + 1, &new.demands) {
-                return None;
-            }
-            for &d in &new.demands {
-                let s = &mut sent[d as usize];
-                *s = s.checked_add(new_repeat)?;
-            }
-        }
+        round_changes(old, new, &mut changes)?;
     }
-    let covered = sent
-        .iter()
-        .zip(inst.chunk_counts())
-        .all(|(&s, &c)| u64::try_from(s) == Ok(c));
-    covered.then_some(ticks)
+    changes.sort_unstable_by_key(|&(d, _)| d);
+    let counts = inst.chunk_counts();
+    // Counts between the changed demands are the frame's; each changed
+    // one is the frame's plus its changes.
+    let mut from = 0;
+    let mut i = 0;
+    while i < changes.len() {
+        let d = changes[i].0 as usize;
+        let mut have = i64::try_from(*frame.counts.get(d)?).ok()?;
+        while i < changes.len() && changes[i].0 as usize == d {
+            have = have.checked_add(changes[i].1)?;
+            i += 1;
+        }
+        if frame.counts[from..d] != counts[from..d] || u64::try_from(have) != Ok(counts[d]) {
+            return None;
+        }
+        from = d + 1;
+    }
+    if frame.counts[from..] != counts[from..] {
+        return None;
+    }
+    for &(d, _) in &changes {
+        frame.counts[d as usize] = counts[d as usize];
+    }
+    Some(ticks)
+}
+
+/// Appends what replacing round `old` by `new` changes in each demand's
+/// chunks; `None` when a repeat does not fit an `i64`.
+fn round_changes(old: &Round, new: &Round, changes: &mut Vec<(u32, i64)>) -> Option<()> {
+    let (old_repeat, new_repeat) = (
+        i64::try_from(old.repeat).ok()?,
+        i64::try_from(new.repeat).ok()?,
+    );
+    let sorted = |r: &Round| r.demands.windows(2).all(|w| w[0] < w[1]);
+    if old_repeat == new_repeat && sorted(old) && sorted(new) {
+        // Only the demands in one and not the other change.
+        let (a, b) = (&old.demands, &new.demands);
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (a.get(i), b.get(j)) {
+                (None, None) => break,
+                (Some(x), Some(y)) if x == y => (i, j) = (i + 1, j + 1),
+                (Some(&x), Some(&y)) if x < y => {
+                    changes.push((x, -old_repeat));
+                    i += 1;
+                }
+                (Some(&x), None) => {
+                    changes.push((x, -old_repeat));
+                    i += 1;
+                }
+                (_, Some(&y)) => {
+                    changes.push((y, new_repeat));
+                    j += 1;
+                }
+            }
+        }
+    } else {
+        changes.extend(old.demands.iter().map(|&d| (d, -old_repeat)));
+        changes.extend(new.demands.iter().map(|&d| (d, new_repeat)));
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -150,9 +243,11 @@ mod tests {
         let prev = schedule(&[&[0, 1, 2], &[0]]);
         assert!(validate_compact(&prev_inst, &prev).passed());
         let inst = instance(&[16, 16, 8]);
-        let cases: [(&[&[u32]], bool); 6] = [
+        let cases: [(&[&[u32]], bool); 7] = [
             (&[&[0, 1, 2], &[0, 1]], true),
             (&[&[0, 1, 2], &[0], &[1]], true),
+            // Unsorted rounds count every demand in them.
+            (&[&[2, 1, 0], &[1, 0]], true),
             // Under-covered, over-covered, a slot twice, a bad index.
             (&[&[0, 1, 2], &[0]], false),
             (&[&[0, 1, 2], &[0, 1], &[1]], false),
@@ -163,7 +258,11 @@ mod tests {
             let next = schedule(rounds);
             let full = validate_compact(&inst, &next);
             assert_eq!(full.passed(), valid, "{rounds:?}");
-            assert_eq!(validate_edited(&inst, &next, &prev_inst, &prev), full);
+            let mut frame = Frame::of(&prev_inst).unwrap();
+            assert_eq!(validate_edited(&inst, &next, &prev, &mut frame), full);
+            if valid {
+                assert_eq!(frame.counts(), inst.chunk_counts());
+            }
         }
     }
 
@@ -197,7 +296,9 @@ mod tests {
         .unwrap();
         // Valid for prev_inst's ends, not for these (slot 2 receives twice).
         let next = schedule(&[&[0, 1, 2], &[0]]);
-        assert_eq!(edit_is_valid(&moved, &next, &prev_inst, &prev), None);
-        assert!(!validate_edited(&moved, &next, &prev_inst, &prev).passed());
+        let mut frame = Frame::of(&prev_inst).unwrap();
+        assert_eq!(edit_is_valid(&moved, &next, &prev, &mut frame), None);
+        assert!(!validate_edited(&moved, &next, &prev, &mut frame).passed());
+        assert!(frame.same_ends(&prev_inst), "a failed edit keeps the frame");
     }
 }
