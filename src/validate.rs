@@ -191,7 +191,13 @@ pub enum RawChunk {
 /// [`TickValidator::finish`].
 pub struct TickValidator<'a> {
     inst: &'a Instance,
+    /// Bits counted per demand (allocated on the first count: a compact
+    /// schedule whose demands each sent exactly their chunk counts never
+    /// needs it, see `covered_by_counts`).
     scheduled: Vec<u128>,
+    /// Every demand was found to send exactly its chunk count: its bits
+    /// are its demand's, and `finish` compares none.
+    covered_by_counts: bool,
     extras: BTreeMap<(i128, i128), u128>,
     used_src: Vec<u64>,
     used_dst: Vec<u64>,
@@ -213,7 +219,8 @@ impl<'a> TickValidator<'a> {
         let n = inst.slots as usize;
         TickValidator {
             inst,
-            scheduled: vec![0; inst.demands().len()],
+            scheduled: Vec::new(),
+            covered_by_counts: false,
             extras: BTreeMap::new(),
             used_src: vec![0; n],
             used_dst: vec![0; n],
@@ -255,9 +262,19 @@ impl<'a> TickValidator<'a> {
     }
 
     /// Counts `len` bits for demand `i` (or an extra pair), checked.
+    /// Bits counted for demand `i` so far.
+    fn scheduled_bits(&self, i: usize) -> u128 {
+        self.scheduled.get(i).copied().unwrap_or(0)
+    }
+
     fn count_bits(&mut self, target: Result<usize, (i128, i128)>, len: u128) {
         let slot = match target {
-            Ok(i) => &mut self.scheduled[i],
+            Ok(i) => {
+                if self.scheduled.is_empty() {
+                    self.scheduled = vec![0; self.inst.demands().len()];
+                }
+                &mut self.scheduled[i]
+            }
             Err(pair) => self.extras.entry(pair).or_insert(0),
         };
         match (slot.checked_add(len), self.bits.checked_add(len)) {
@@ -461,8 +478,13 @@ impl<'a> TickValidator<'a> {
             e.scheduled_bits = Some(bits);
             self.add(e);
         }
-        for (i, dm) in self.inst.demands().iter().enumerate() {
-            let sbits = self.scheduled[i];
+        let demands = if self.covered_by_counts {
+            &[][..]
+        } else {
+            self.inst.demands()
+        };
+        for (i, dm) in demands.iter().enumerate() {
+            let sbits = self.scheduled_bits(i);
             if sbits != dm.bits as u128 {
                 let sub = if sbits < dm.bits as u128 {
                     "under"
@@ -599,7 +621,7 @@ fn check_rounds(
         let errors_before = v.total_errors;
         let bits_before = v.bits;
         scheduled_before.clear();
-        scheduled_before.extend(ok_idx.iter().map(|&i| v.scheduled[i]));
+        scheduled_before.extend(ok_idx.iter().map(|&i| v.scheduled_bits(i)));
         v.ticks = tick0;
         let listed_before = v.errors.len();
         v.push_tick(&raw);
@@ -610,7 +632,9 @@ fn check_rounds(
         }
         v.bits = bits_before;
         for (&i, &before) in ok_idx.iter().zip(&scheduled_before) {
-            v.scheduled[i] = before;
+            if let Some(bits) = v.scheduled.get_mut(i) {
+                *bits = before;
+            }
         }
         if v.total_errors == errors_before {
             // Chunks sent[i] .. sent[i]+repeat of demand i; with more than
@@ -638,6 +662,16 @@ fn check_rounds(
 /// its chunks `0 .. sent[i]` (the bits of consecutive ranges add up): one
 /// checked count per demand.
 fn count_coverage(v: &mut TickValidator, sent: &[u64]) {
+    // The usual case: each demand sent exactly its chunk count, which
+    // carry its bits exactly; only the total is added.
+    if sent == v.inst.chunk_counts() && v.scheduled.iter().all(|&b| b == 0) {
+        match v.bits.checked_add(v.inst.total_bits()) {
+            Some(bits) => v.bits = bits,
+            None => v.overflow("bit count"),
+        }
+        v.covered_by_counts = true;
+        return;
+    }
     for (i, &to) in sent.iter().enumerate() {
         if to > 0 {
             let bits = chunk_bits_between(v.inst, i, 0, to);
