@@ -7,7 +7,9 @@ Matrices: log-normal sizes (``sigma``; the mean kept at ``k`` chunks), a
 1/16 of the ranks hot experts receiving ``hot`` times more, zero diagonal;
 chunk = 8192 bits. Each row: the median plan time over ``--repeats`` plans
 of fresh matrices (different seeds; three untimed plans first, as in a job
-that plans every step, and no plan kept past its figures), the plan's ticks, lower bound and
+that plans every step, and no plan kept past its figures; the models take
+turns on each matrix, so their rows share the same minutes of machine
+noise), the plan's ticks, lower bound and
 status, the pairwise-exchange baseline's ticks (``solver="pairwise"``) and
 the predicted seconds of both under the cost model tick = alpha + chunk /
 rate (rate 678 GB/s, doc/gpu.md) at alpha 36.3 us and 2 us, and plan time
@@ -60,23 +62,36 @@ def seconds(ticks: int, alpha_us: float) -> float:
     return ticks * (alpha_us * 1e-6 + (BW / 8) / RATE_BYTES_PER_S)
 
 
-def row(n: int, model: str, k: int, args) -> dict:
-    times, plans = [], []
+def size_rows(n: int, k: int, models: list, args) -> list:
+    """One row per model at ``n`` ranks and ``k``: the models take turns on
+    each matrix (the first model alternating), so each row's median spans
+    the same minutes of this machine's noise as the others'."""
+    times = {model: [] for model in models}
+    plans = {model: [] for model in models}
     # Untimed plans first, as a job planning every step is warm: the first
     # plans at a new size grow the allocator's heap (page faults).
     for warm in range(WARM_PLANS):
-        tickopt.solve(matrix(n, k, args.sigma, args.hot, args.repeats + warm), bw=BW, model=model)
+        for model in models:
+            tickopt.solve(matrix(n, k, args.sigma, args.hot, args.repeats + warm), bw=BW, model=model)
     for seed in range(args.repeats):
         m = matrix(n, k, args.sigma, args.hot, seed)
-        t = time.perf_counter()
-        sol = tickopt.solve(m, bw=BW, model=model)
-        times.append(time.perf_counter() - t)
-        # Only the figures: a job planning every step drops the last plan;
-        # keeping every solution alive made each plan take fresh pages (the
-        # first 1,024-rank row measured about twice the others).
-        plans.append((m, sol.ticks, sol.lower_bound, sol.status))
-        del sol
-    m, ticks, lower_bound, status = plans[len(plans) // 2]
+        order = models if seed % 2 == 0 else models[::-1]
+        for model in order:
+            t = time.perf_counter()
+            sol = tickopt.solve(m, bw=BW, model=model)
+            times[model].append(time.perf_counter() - t)
+            # Only the figures: a job planning every step drops the last
+            # plan; keeping every solution alive made each plan take fresh
+            # pages (the first 1,024-rank row measured about twice the
+            # others).
+            plans[model].append((seed, sol.ticks, sol.lower_bound, sol.status))
+            del sol
+    return [figures(n, model, k, times[model], plans[model], args) for model in models]
+
+
+def figures(n: int, model: str, k: int, times: list, plans: list, args) -> dict:
+    seed, ticks, lower_bound, status = plans[len(plans) // 2]
+    m = matrix(n, k, args.sigma, args.hot, seed)
     base = tickopt.solve(m, bw=BW, model=model, solver="pairwise")
     plan_s = statistics.median(times)
     return {
@@ -155,12 +170,11 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.ranks.split(",")]:
         for k in [int(x) for x in args.ks.split(",")]:
-            for model in args.models.split(","):
-                r = row(n, model, k, args)
+            for r in size_rows(n, k, args.models.split(","), args):
                 rows.append(r)
                 t = r["plan_us_median"]
                 shown = f"{t:.0f} us" if t < 10_000 else f"{t / 1000:.1f} ms"
-                print(f"| {n} | {model} | {k} | {shown} | {r['ticks']} | {r['lower_bound']} | "
+                print(f"| {n} | {r['model']} | {k} | {shown} | {r['ticks']} | {r['lower_bound']} | "
                       f"{r['status']} | {r['pairwise_ticks']} | {r['pairwise_over_plan']} | "
                       f"{r['predicted_s_alpha36'] * 1e3:.2f} / {r['predicted_s_alpha2'] * 1e3:.2f} ms | "
                       f"{r['pairwise_s_alpha36'] * 1e3:.2f} / {r['pairwise_s_alpha2'] * 1e3:.2f} ms | "
