@@ -185,24 +185,21 @@ fn round_changes(old: &Round, new: &Round, changes: &mut Vec<(u32, i64)>) -> Opt
         // Only the demands in one and not the other change.
         let (a, b) = (&old.demands, &new.demands);
         let (mut i, mut j) = (0, 0);
-        loop {
-            match (a.get(i), b.get(j)) {
-                (None, None) => break,
-                (Some(x), Some(y)) if x == y => (i, j) = (i + 1, j + 1),
-                (Some(&x), Some(&y)) if x < y => {
-                    changes.push((x, -old_repeat));
-                    i += 1;
-                }
-                (Some(&x), None) => {
-                    changes.push((x, -old_repeat));
-                    i += 1;
-                }
-                (_, Some(&y)) => {
-                    changes.push((y, new_repeat));
-                    j += 1;
-                }
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            if x == y {
+                i += 1;
+                j += 1;
+            } else if x < y {
+                changes.push((x, -old_repeat));
+                i += 1;
+            } else {
+                changes.push((y, new_repeat));
+                j += 1;
             }
         }
+        changes.extend(a[i..].iter().map(|&x| (x, -old_repeat)));
+        changes.extend(b[j..].iter().map(|&y| (y, new_repeat)));
     } else {
         changes.extend(old.demands.iter().map(|&d| (d, -old_repeat)));
         changes.extend(new.demands.iter().map(|&d| (d, new_repeat)));
@@ -264,6 +261,39 @@ mod tests {
                 assert_eq!(frame.counts(), inst.chunk_counts());
             }
         }
+    }
+
+    #[test]
+    fn round_changes_are_what_each_demand_gains_or_loses() {
+        let round = |repeat, demands: &[u32]| Round {
+            repeat,
+            demands: demands.to_vec(),
+        };
+        let net = |old: &Round, new: &Round| {
+            let mut changes = Vec::new();
+            round_changes(old, new, &mut changes).unwrap();
+            let mut by_demand = std::collections::BTreeMap::new();
+            for (d, c) in changes {
+                *by_demand.entry(d).or_insert(0i64) += c;
+            }
+            by_demand.retain(|_, c| *c != 0);
+            by_demand.into_iter().collect::<Vec<_>>()
+        };
+        // Sorted, same repeat: only the differences, tails included.
+        let (old, new) = (round(1, &[1, 3, 5, 9]), round(1, &[0, 3, 6, 9, 11]));
+        let mut changes = Vec::new();
+        round_changes(&old, &new, &mut changes).unwrap();
+        changes.sort_unstable();
+        assert_eq!(changes, [(0, 1), (1, -1), (5, -1), (6, 1), (11, 1)]);
+        // Other repeats or unsorted rounds: the same net counts.
+        assert_eq!(
+            net(&round(2, &[1, 3]), &round(3, &[3, 4])),
+            [(1, -2), (3, 1), (4, 3)]
+        );
+        assert_eq!(
+            net(&round(1, &[3, 1]), &round(1, &[1, 4])),
+            [(3, -1), (4, 1)]
+        );
     }
 
     #[test]
