@@ -192,7 +192,7 @@ impl Planner {
         let per_tick = kept.schedule.rounds.iter().all(|r| r.repeat == 1);
         let patched = per_tick && same;
         let schedule = if patched {
-            table.patch(kept.schedule.clone(), &dirty, &index)
+            table.patch(kept.schedule.clone(), &index)
         } else {
             table.schedule(&index)
         };

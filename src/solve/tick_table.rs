@@ -56,6 +56,10 @@ pub struct TickTable {
     dirty: Vec<bool>,
     dirty_bits: Vec<u64>,
     dirty_list: Vec<u32>,
+    /// Chunks put in (+1) and taken out (-1) since the last schedule was
+    /// emitted, as (tick, pair `u * n + v`, sign): [`TickTable::patch`]
+    /// applies them to the rounds it was given.
+    log: Vec<(u32, u32, i32)>,
 }
 
 impl TickTable {
@@ -80,6 +84,7 @@ impl TickTable {
             dirty: Vec::new(),
             dirty_bits: vec![0; words],
             dirty_list: Vec::new(),
+            log: Vec::new(),
         };
         table.resize(ticks);
         table
@@ -105,6 +110,7 @@ impl TickTable {
             }
             t += round.repeat as usize;
         }
+        table.log.clear();
         table
     }
 
@@ -205,7 +211,8 @@ impl TickTable {
     /// The schedule of the table: one round per tick (repeat 1, equal
     /// neighbours not merged, so round `t` is tick `t`), demand `index[u *
     /// n + v]` for each chunk of `u -> v`.
-    pub fn schedule(&self, index: &[u32]) -> Schedule {
+    pub fn schedule(&mut self, index: &[u32]) -> Schedule {
+        self.log.clear();
         let rounds = (0..self.ticks)
             .map(|t| {
                 let mut demands = Vec::new();
@@ -217,18 +224,44 @@ impl TickTable {
     }
 
     /// [`TickTable::schedule`] from the schedule it gave before, whose
-    /// rounds are the table's ticks then: only `dirty` ticks are emitted
-    /// again.
-    pub fn patch(&self, mut schedule: Schedule, dirty: &[u32], index: &[u32]) -> Schedule {
+    /// rounds are the table's ticks then: the chunks put in and taken out
+    /// since are applied to their rounds (each round keeps its order, the
+    /// chunks put in go in order among them). A round that lacks a chunk
+    /// taken out (not the schedule it gave) is emitted from the table.
+    pub fn patch(&mut self, mut schedule: Schedule, index: &[u32]) -> Schedule {
         schedule.rounds.truncate(self.ticks);
         schedule.rounds.resize_with(self.ticks, || Round {
             repeat: 1,
             demands: Vec::new(),
         });
-        for &t in dirty {
-            let t = t as usize;
-            self.tick_demands(t, index, &mut schedule.rounds[t].demands);
+        let mut log = std::mem::take(&mut self.log);
+        log.retain(|&(t, _, _)| (t as usize) < self.ticks);
+        log.sort_unstable();
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < log.len() {
+            let t = log[i].0;
+            removed.clear();
+            added.clear();
+            while i < log.len() && log[i].0 == t {
+                let (pair, mut net) = (log[i].1, 0);
+                while i < log.len() && (log[i].0, log[i].1) == (t, pair) {
+                    net += log[i].2;
+                    i += 1;
+                }
+                match net {
+                    1 => added.push(index[pair as usize]),
+                    -1 => removed.push(index[pair as usize]),
+                    _ => {}
+                }
+            }
+            let round = &mut schedule.rounds[t as usize].demands;
+            if !apply_changes(round, &mut removed, &mut added) {
+                self.tick_demands(t as usize, index, round);
+            }
         }
+        self.log = log;
+        self.log.clear();
         schedule
     }
 
@@ -349,6 +382,7 @@ impl TickTable {
         self.at[u * n + v].push(t as u32);
         self.count[u * n + v] += 1;
         self.touch(t);
+        self.log.push((t as u32, (u * n + v) as u32, 1));
     }
 
     fn unplace(&mut self, u: usize, v: usize, t: usize) {
@@ -365,6 +399,7 @@ impl TickTable {
         ticks.swap_remove(i);
         self.count[u * n + v] -= 1;
         self.touch(t);
+        self.log.push((t as u32, (u * n + v) as u32, -1));
     }
 
     fn bits(&self, side: Side, x: usize) -> &[u64] {
@@ -424,6 +459,34 @@ impl TickTable {
     }
 }
 
+/// `round` without the demands `removed` and with those `added` (both
+/// sorted here), in `round`'s order with each added demand before the
+/// first larger one; `false` (and `round` as it was) when a removed demand
+/// is not in it.
+fn apply_changes(round: &mut Vec<u32>, removed: &mut [u32], added: &mut [u32]) -> bool {
+    removed.sort_unstable();
+    added.sort_unstable();
+    let mut out = Vec::with_capacity(round.len() + added.len());
+    let (mut r, mut a) = (0, 0);
+    for &d in round.iter() {
+        if removed.get(r) == Some(&d) {
+            r += 1;
+            continue;
+        }
+        while a < added.len() && added[a] < d {
+            out.push(added[a]);
+            a += 1;
+        }
+        out.push(d);
+    }
+    if r < removed.len() {
+        return false;
+    }
+    out.extend_from_slice(&added[a..]);
+    *round = out;
+    true
+}
+
 fn set_bit(row: &mut [u64], t: usize, on: bool) {
     if on {
         row[t / 64] |= 1 << (t % 64);
@@ -443,5 +506,85 @@ impl Iterator for BitIter {
             self.0 &= self.0 - 1;
             b
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ordered pair of `n` slots once, as a table's pair index.
+    fn all_pairs(n: usize) -> (Vec<(u32, u32)>, Vec<u32>) {
+        let mut ends = Vec::new();
+        let mut index = vec![u32::MAX; n * n];
+        for u in 0..n {
+            for v in (0..n).filter(|&v| v != u) {
+                index[u * n + v] = ends.len() as u32;
+                ends.push((u as u32, v as u32));
+            }
+        }
+        (ends, index)
+    }
+
+    #[test]
+    fn a_patched_schedule_is_the_table_emitted_again() {
+        for strict in [false, true] {
+            let n = 6;
+            let (ends, index) = all_pairs(n);
+            let mut table = TickTable::new(n, strict, 0);
+            let delta = if strict { 2 * (n - 1) } else { n - 1 };
+            table.resize(delta + 1);
+            for &(u, v) in &ends {
+                assert!(table.insert(u as usize, v as usize));
+            }
+            table.take_dirty();
+            let mut kept = table.schedule(&index);
+            // Edits: chunks out, in again elsewhere, a longer table, and
+            // chunks of other pairs.
+            for step in 0..5usize {
+                for (i, &(u, v)) in ends.iter().enumerate() {
+                    if (i + step) % 3 == 0 && table.chunks(u as usize, v as usize) > 0 {
+                        table.remove(u as usize, v as usize);
+                    }
+                }
+                let evicted = table.resize(delta + 1 + step);
+                for (u, v) in evicted {
+                    assert!(table.insert(u, v));
+                }
+                for (i, &(u, v)) in ends.iter().enumerate() {
+                    if (i + step) % 4 == 0 && (i + step) % 3 != 0 {
+                        table.insert(u as usize, v as usize);
+                    }
+                }
+                table.take_dirty();
+                let patched = table.patch(kept.clone(), &index);
+                let emitted = table.clone().schedule(&index);
+                let sorted = |s: &Schedule| -> Vec<Vec<u32>> {
+                    s.rounds
+                        .iter()
+                        .map(|r| {
+                            let mut d = r.demands.clone();
+                            d.sort_unstable();
+                            d
+                        })
+                        .collect()
+                };
+                assert_eq!(
+                    sorted(&patched),
+                    sorted(&emitted),
+                    "strict={strict} step={step}"
+                );
+                kept = patched;
+            }
+        }
+    }
+
+    #[test]
+    fn changes_apply_in_order_and_a_missing_chunk_is_refused() {
+        let mut round = vec![2, 5, 9];
+        assert!(apply_changes(&mut round, &mut [5], &mut [11, 0, 6]));
+        assert_eq!(round, [0, 2, 6, 9, 11]);
+        assert!(!apply_changes(&mut round, &mut [7], &mut [1]));
+        assert_eq!(round, [0, 2, 6, 9, 11]);
     }
 }
