@@ -20,8 +20,9 @@
 //!
 //! Equal rounds are found by comparing them (memory speed), so nothing is
 //! taken on the caller's word but the premise. Where two differing rounds
-//! at one index are both sorted and repeat alike, only the demands in one
-//! and not the other change a count; the counts are compared as slices
+//! at one index repeat alike, they are merged as sorted lists (equal
+//! demands met cancel), so on sorted rounds only the demands in one and
+//! not the other change a count; the counts are compared as slices
 //! between the demands that changed. When any condition fails, or the
 //! premise cannot be used, the full [`super::validate_compact`] runs and
 //! words the errors: the verdict is always the full validator's.
@@ -180,9 +181,12 @@ fn round_changes(old: &Round, new: &Round, changes: &mut Vec<(u32, i64)>) -> Opt
         i64::try_from(old.repeat).ok()?,
         i64::try_from(new.repeat).ok()?,
     );
-    let sorted = |r: &Round| r.demands.windows(2).all(|w| w[0] < w[1]);
-    if old_repeat == new_repeat && sorted(old) && sorted(new) {
-        // Only the demands in one and not the other change.
+    if old_repeat == new_repeat {
+        // A merge as of sorted lists: each equal pair it meets is one
+        // chunk taken out and one put in (they cancel), everything else is
+        // counted with its sign, so the net counts are right in any order;
+        // on sorted rounds only the demands in one and not the other are
+        // listed.
         let (a, b) = (&old.demands, &new.demands);
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
@@ -294,6 +298,38 @@ mod tests {
             net(&round(1, &[3, 1]), &round(1, &[1, 4])),
             [(3, -1), (4, 1)]
         );
+    }
+
+    #[test]
+    fn round_changes_net_counts_hold_in_any_order() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..300 {
+            let mut lists = [Vec::new(), Vec::new()];
+            for l in &mut lists {
+                *l = (0..next(8)).map(|_| next(12) as u32).collect();
+                if next(2) == 0 {
+                    l.sort_unstable();
+                }
+            }
+            let [old, new] = lists;
+            let mut changes = Vec::new();
+            let round = |demands: &Vec<u32>| Round {
+                repeat: 3,
+                demands: demands.clone(),
+            };
+            round_changes(&round(&old), &round(&new), &mut changes).unwrap();
+            for d in 0..12u32 {
+                let count = |l: &Vec<u32>| l.iter().filter(|&&e| e == d).count() as i64;
+                let net: i64 = changes.iter().filter(|c| c.0 == d).map(|c| c.1).sum();
+                assert_eq!(net, 3 * (count(&new) - count(&old)), "{old:?} -> {new:?}");
+            }
+        }
     }
 
     #[test]
