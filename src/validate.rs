@@ -261,12 +261,12 @@ impl<'a> TickValidator<'a> {
         }
     }
 
-    /// Counts `len` bits for demand `i` (or an extra pair), checked.
     /// Bits counted for demand `i` so far.
     fn scheduled_bits(&self, i: usize) -> u128 {
         self.scheduled.get(i).copied().unwrap_or(0)
     }
 
+    /// Counts `len` bits for demand `i` (or an extra pair), checked.
     fn count_bits(&mut self, target: Result<usize, (i128, i128)>, len: u128) {
         let slot = match target {
             Ok(i) => {

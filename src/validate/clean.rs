@@ -119,10 +119,19 @@ pub(super) enum Ends<'a> {
     Demands(&'a [Demand]),
 }
 
+/// Demand `d`'s ends packed as `src << 16 | dst` (slot ids below 2^16:
+/// [`ENDS_PACK`]), as [`one_port::Sides`] reads them.
+pub(super) fn packed_ends(d: &Demand) -> u32 {
+    d.src << 16 | d.dst
+}
+
+/// Slot counts whose ids [`packed_ends`] holds.
+pub(super) const ENDS_PACK: u32 = 1 << 16;
+
 impl<'a> Ends<'a> {
     pub(super) fn new(inst: &'a Instance) -> Self {
-        if inst.slots <= 1 << 16 {
-            Ends::Packed(inst.demands().iter().map(|d| d.src << 16 | d.dst).collect())
+        if inst.slots <= ENDS_PACK {
+            Ends::Packed(inst.demands().iter().map(packed_ends).collect())
         } else {
             Ends::Demands(inst.demands())
         }

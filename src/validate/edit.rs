@@ -28,6 +28,7 @@
 //! words the errors: the verdict is always the full validator's.
 
 use super::clean::one_port::Sides;
+use super::clean::{packed_ends, ENDS_PACK};
 use super::{validate_compact, Report, Verdict};
 use crate::instance::{Instance, Model};
 use crate::rounds::{Round, Schedule};
@@ -47,10 +48,10 @@ impl Frame {
     /// The frame of `inst`; `None` where edits are not checked this way
     /// (several ports on a slot, slot ids past 16 bits).
     pub fn of(inst: &Instance) -> Option<Frame> {
-        (inst.is_single_port() && inst.slots <= 1 << 16).then(|| Frame {
+        (inst.is_single_port() && inst.slots <= ENDS_PACK).then(|| Frame {
             slots: inst.slots,
             model: inst.model,
-            packed: inst.demands().iter().map(|d| d.src << 16 | d.dst).collect(),
+            packed: inst.demands().iter().map(packed_ends).collect(),
             counts: inst.chunk_counts().to_vec(),
         })
     }
@@ -76,7 +77,7 @@ impl Frame {
                 .demands()
                 .iter()
                 .zip(&self.packed)
-                .all(|(d, &e)| d.src << 16 | d.dst == e)
+                .all(|(d, &e)| packed_ends(d) == e)
     }
 }
 
