@@ -7,8 +7,9 @@
 //!
 //! `online_replan`: the same matrices changed a little (a tenth of the
 //! entries by up to 20%, twice), planned by a `Planner` that planned the
-//! two before (`edit`) and from scratch (`scratch`): issue 37's
-//! re-planning ratio.
+//! two before (`edit`, through `Planner::plan_matrix` as Python's
+//! `Planner.solve`) and from scratch (`scratch`): issue 37's re-planning
+//! ratio.
 //!
 //! Before timing, each case's plan is checked: READ1_WRITE1 optimal (Delta
 //! ticks); STRICT1 at most 1.01 x its lower bound. `scripts/plan_latency.py`
@@ -24,7 +25,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use std::hint::black_box;
 use std::time::Duration;
 use tickopt::gen::skew::Skew;
-use tickopt::instance::dense::instance_from_matrix;
+use tickopt::instance::dense::{instance_from_matrix, Cells};
 use tickopt::instance::Model;
 use tickopt::solve::replan::{PlanKind, Planner};
 use tickopt::solve::Status;
@@ -124,11 +125,18 @@ fn online_replan(c: &mut Criterion) {
             let m1 = perturbed(&m0, 1);
             let m2 = perturbed(&m1, 2);
             for model in [Model::Read1Write1, Model::Strict1] {
-                let inst = |m: &[i64]| instance_from_matrix(model, n, BW, m).expect("valid");
+                // The planner's matrix path, as Python's `Planner.solve`
+                // takes it (the instance comes from the matrix on both sides).
+                let step = |p: &mut Planner, m: &[i64]| {
+                    let (_, sol, kind) = p
+                        .plan_matrix(model, n, BW, Cells::Ints(m))
+                        .expect("valid plan");
+                    (sol, kind)
+                };
                 let mut planner = Planner::new(SolveRequest::default());
-                planner.plan(&inst(&m0)).expect("valid plan");
-                planner.plan(&inst(&m1)).expect("valid plan");
-                let (sol, kind) = planner.clone().plan(&inst(&m2)).expect("valid plan");
+                step(&mut planner, &m0);
+                step(&mut planner, &m1);
+                let (sol, kind) = step(&mut planner.clone(), &m2);
                 assert_eq!(kind, PlanKind::Edited, "{model} n={n} k={k}");
                 assert_eq!(sol.status, Status::Optimal);
                 let id = format!("{}_n{n}_k{k}", model.as_str());
@@ -138,7 +146,7 @@ fn online_replan(c: &mut Criterion) {
                         // The planner goes out with the plan: criterion
                         // drops both outside the timing.
                         |mut p| {
-                            let plan = p.plan(&inst(&m2)).expect("valid plan");
+                            let plan = step(&mut p, &m2);
                             black_box((p, plan))
                         },
                         BatchSize::LargeInput,

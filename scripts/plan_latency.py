@@ -20,7 +20,12 @@ plans a sequence of matrices, each the one before with a tenth of its
 entries changed by up to 20%; each row gives the median time of the
 planner's edited plans and of ``tickopt.solve`` from scratch on the same
 matrices, and their ratio (every edited plan is checked: validated by the
-engine, ``optimal`` at its bound).
+engine, ``optimal`` at its bound), timed two ways: back to back (the
+sequence's edits in a row, then its plans from scratch in a row: each in
+its own steady state, as a job runs one of them every step; the sequence
+is walked forward, back and forward again, ``3 x --repeats`` plans of
+each) and interleaved (each edit right after a plan from scratch has pushed the
+planner's kept plan out of the caches).
 
 Usage: scripts/plan_latency.py [--ranks 8,64,256,1024] [--sigma 1.2]
        [--hot 4] [--repeats 9] [--json OUT] [--replan]
@@ -126,25 +131,50 @@ def changed(m: np.ndarray, rng) -> np.ndarray:
 
 def replan_row(n: int, model: str, k: int, args) -> dict:
     rng = np.random.default_rng(1000 + n + k)
-    m = matrix(n, k, args.sigma, args.hot, 0)
-    planner = tickopt.Planner(n, bw=BW, model=model)
-    planner.solve(m)
-    edit_t, scratch_t, edited = [], [], 0
+    first = matrix(n, k, args.sigma, args.hot, 0)
+    seq = [first]
     for _ in range(args.repeats):
-        m = changed(m, rng)
+        seq.append(changed(seq[-1], rng))
+
+    def edit(planner, m) -> float:
         t = time.perf_counter()
         plan = planner.solve(m)
-        edit_t.append(time.perf_counter() - t)
-        edited += planner.last_edited
+        took = time.perf_counter() - t
+        assert planner.last_edited, (n, model, k)
         assert plan.status == "optimal" and plan.ticks == plan.lower_bound, (n, model, k)
+        return took
+
+    def scratch(m) -> float:
         t = time.perf_counter()
-        scratch = tickopt.solve(m, bw=BW, model=model)
-        scratch_t.append(time.perf_counter() - t)
-        assert plan.ticks <= scratch.ticks
-    e, s_ = statistics.median(edit_t), statistics.median(scratch_t)
-    return {"ranks": n, "model": model, "k": k, "edited": edited, "plans": args.repeats,
+        tickopt.solve(m, bw=BW, model=model)
+        return time.perf_counter() - t
+
+    # The sequence is walked forward, back and forward again (each step
+    # one change), so a drift in the machine's speed reaches both sides.
+    walks = [seq[1:], seq[-2::-1], seq[1:]]
+    # Back to back: a walk's edits in a row, then its plans from scratch.
+    planner = tickopt.Planner(n, bw=BW, model=model)
+    planner.solve(first)
+    edit_t, scratch_t = [], []
+    for walk in walks:
+        edit_t += [edit(planner, m) for m in walk]
+        scratch_t += [scratch(m) for m in walk]
+    # Interleaved: each edit after a plan from scratch.
+    planner = tickopt.Planner(n, bw=BW, model=model)
+    planner.solve(first)
+    inter_edit, inter_scratch = [], []
+    for walk in walks:
+        for m in walk:
+            inter_scratch.append(scratch(m))
+            inter_edit.append(edit(planner, m))
+    med = statistics.median
+    e, s_, ie, is_ = med(edit_t), med(scratch_t), med(inter_edit), med(inter_scratch)
+    return {"ranks": n, "model": model, "k": k, "plans": len(edit_t),
             "edit_us_median": round(e * 1e6, 1), "scratch_us_median": round(s_ * 1e6, 1),
-            "ratio": round(s_ / e, 2)}
+            "ratio": round(s_ / e, 2),
+            "interleaved_edit_us_median": round(ie * 1e6, 1),
+            "interleaved_scratch_us_median": round(is_ * 1e6, 1),
+            "interleaved_ratio": round(is_ / ie, 2)}
 
 
 def main() -> int:
@@ -189,17 +219,20 @@ def replan_main(args) -> int:
     load = os.getloadavg()[0]
     print(f"# tickopt {tickopt.__version__}, re-planning, sigma {args.sigma}, hot x{args.hot}, "
           f"{args.repeats} plans per row, load average {load:.2f}", file=sys.stderr)
-    print("| ranks | model | k | edited plans | edit (Python, median) | scratch (median) | scratch / edit |")
-    print("|---|---|---|---|---|---|---|")
+    print("| ranks | model | k | plans | back to back: edit / scratch (Python, medians) | x | "
+          "interleaved: edit / scratch | x |")
+    print("|---|---|---|---|---|---|---|---|")
     rows = []
     for n in [int(x) for x in args.ranks.split(",")]:
         for k in [int(x) for x in args.ks.split(",")]:
             for model in args.models.split(","):
                 r = replan_row(n, model, k, args)
                 rows.append(r)
-                print(f"| {n} | {model} | {k} | {r['edited']}/{r['plans']} | "
-                      f"{r['edit_us_median'] / 1000:.2f} ms | {r['scratch_us_median'] / 1000:.2f} ms | "
-                      f"{r['ratio']} |", flush=True)
+                print(f"| {n} | {model} | {k} | {r['plans']} | "
+                      f"{r['edit_us_median'] / 1000:.2f} / {r['scratch_us_median'] / 1000:.2f} ms | "
+                      f"{r['ratio']} | {r['interleaved_edit_us_median'] / 1000:.2f} / "
+                      f"{r['interleaved_scratch_us_median'] / 1000:.2f} ms | "
+                      f"{r['interleaved_ratio']} |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"load_average": load, "replan": True, "rows": rows}, f, indent=1)

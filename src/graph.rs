@@ -101,6 +101,28 @@ fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
 }
 
 impl<'a> DemandGraph<'a> {
+    /// The graph of `inst` with its slot degrees given (kept up to date by
+    /// a caller that edits the instance, [`crate::solve::replan`]): what
+    /// [`DemandGraph::new`] would count (checked in debug builds).
+    pub fn with_degrees(
+        inst: &'a Instance,
+        out_degree: Vec<u64>,
+        in_degree: Vec<u64>,
+    ) -> DemandGraph<'a> {
+        debug_assert!({
+            let g = DemandGraph::new(inst);
+            g.out_degree == out_degree && g.in_degree == in_degree
+        });
+        DemandGraph {
+            inst,
+            model: inst.model,
+            slots: inst.slots,
+            undirected: std::sync::OnceLock::new(),
+            out_degree,
+            in_degree,
+        }
+    }
+
     pub fn new(inst: &'a Instance) -> DemandGraph<'a> {
         let n = inst.slots as usize;
         let mut out_degree = vec![0u64; n];

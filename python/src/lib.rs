@@ -13,14 +13,17 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tickopt::cli::summary::Summary;
 use tickopt::graph::DemandGraph;
+use tickopt::instance::dense::Cells;
 use tickopt::instance::{Demand, InputError, Instance, Limits, Model, Ports};
 use tickopt::lower::p2p::{lower_rank, Layout};
 use tickopt::schedule::writers::{write_schedule_file, Format, WriteError};
 use tickopt::schedule::Expansion;
 use tickopt::solve::portfolio::bounds_settled_until;
+use tickopt::solve::replan::{PlanError, PlanKind};
 use tickopt::solve::Solution;
 use tickopt::validate::{validate_expanded, RawChunk, TickValidator};
 use tickopt::verify::{verify_claim, Claim, VerifyOptions};
@@ -172,7 +175,8 @@ fn time_limit(seconds: Option<f64>) -> PyResult<Option<Duration>> {
 /// A solved instance: the library's [`Solution`] with its instance.
 #[pyclass(frozen, module = "tickopt._tickopt")]
 struct NativeSolution {
-    inst: Instance,
+    /// Shared with a planner that keeps it for its next edit.
+    inst: Arc<Instance>,
     sol: Solution,
     /// Seconds under a cost model, when one was given (doc/design.md §12).
     seconds: Option<tickopt::cost::Seconds>,
@@ -399,7 +403,7 @@ fn solve(
             let sol = solve_instance(&inst, &request)
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             Ok(NativeSolution {
-                inst,
+                inst: Arc::new(inst),
                 sol,
                 seconds: None,
             })
@@ -418,7 +422,7 @@ fn solve(
             other => value_error(other),
         })?;
         Ok(NativeSolution {
-            inst: r.instance,
+            inst: Arc::new(r.instance),
             sol: r.solution,
             seconds: Some(r.seconds),
         })
@@ -450,7 +454,7 @@ fn solve_matrix(
         };
         let sol = solve_instance(&inst, &request).map_err(engine_error)?;
         Ok(NativeSolution {
-            inst,
+            inst: Arc::new(inst),
             sol,
             seconds: None,
         })
@@ -541,14 +545,19 @@ impl NativePlanner {
     fn solve(&self, py: Python<'_>, matrix: &[u8]) -> PyResult<NativeSolution> {
         use std::sync::atomic::Ordering;
         detached(py, || {
-            let inst = self.frame.instance(matrix)?;
             let mut planner = self
                 .planner
                 .lock()
                 .map_err(|_| PyRuntimeError::new_err("the planner failed in another thread"))?;
-            let (sol, kind) = planner.plan(&inst).map_err(engine_error)?;
-            let edited = kind == tickopt::solve::replan::PlanKind::Edited;
-            self.edited.store(edited, Ordering::Relaxed);
+            let f = &self.frame;
+            let (inst, sol, kind) = planner
+                .plan_matrix(f.model, f.n, f.bw, Cells::LeBytes(matrix))
+                .map_err(|e| match e {
+                    PlanError::Input(e) => value_error(e),
+                    PlanError::Engine(e) => engine_error(e),
+                })?;
+            self.edited
+                .store(kind == PlanKind::Edited, Ordering::Relaxed);
             Ok(NativeSolution {
                 inst,
                 sol,

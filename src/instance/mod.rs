@@ -116,6 +116,8 @@ pub struct Instance {
     demands: Vec<Demand>,
     chunks: Vec<u64>,
     total_chunks: u64,
+    /// Sum of the demands' bits (kept: validators report it every plan).
+    total_bits: u128,
     /// Demands from slot `s` are `demands[src_start[s]..src_start[s + 1]]`
     /// (keeps [`Instance::demand_index`] a short, cache-local search).
     src_start: Vec<usize>,
@@ -128,6 +130,16 @@ pub struct Instance {
     demand_bw: Option<Vec<u64>>,
     /// The link cost model the instance JSON gives (`"cost"`), if any.
     pub cost: Option<CostModel>,
+}
+
+/// `ceil(bits / bw)`, by a shift when `bw` is a power of two (the usual
+/// case: no division per demand).
+pub(crate) fn chunks_of(bits: u64, bw: u64) -> u64 {
+    if bw.is_power_of_two() {
+        (bits >> bw.trailing_zeros()) + u64::from(bits & (bw - 1) != 0)
+    } else {
+        bits.div_ceil(bw)
+    }
 }
 
 impl Instance {
@@ -314,13 +326,7 @@ impl Instance {
                 .map(|(d, &b)| d.bits.div_ceil(b))
                 .collect(),
             // A power-of-two `bw` (the usual case) divides by a shift.
-            None if bw.is_power_of_two() => {
-                let (shift, mask) = (bw.trailing_zeros(), bw - 1);
-                merged
-                    .iter()
-                    .map(|d| (d.bits >> shift) + u64::from(d.bits & mask != 0))
-                    .collect()
-            }
+            None if bw.is_power_of_two() => merged.iter().map(|d| chunks_of(d.bits, bw)).collect(),
             None => merged.iter().map(|d| d.bits.div_ceil(bw)).collect(),
         };
         let mut total: u64 = 0;
@@ -342,6 +348,7 @@ impl Instance {
             model,
             slots,
             bw,
+            total_bits: merged.iter().map(|d| d.bits as u128).sum(),
             demands: merged,
             chunks,
             total_chunks: total,
@@ -375,7 +382,7 @@ impl Instance {
 
     /// Total bits over all demands (u128: the sum of u64s may exceed u64).
     pub fn total_bits(&self) -> u128 {
-        self.demands.iter().map(|d| d.bits as u128).sum()
+        self.total_bits
     }
 
     /// Bits carried by chunk `k` (0-based) of demand `i`: the demand's

@@ -3,7 +3,10 @@
 //! one after another and plans each from the previous one.
 //!
 //! The first plan comes from [`solve_instance`]; its schedule is kept as a
-//! [`TickTable`]. The next instance is planned by editing the table: the
+//! [`TickTable`]. The next instance is planned by editing the table
+//! (given a traffic matrix, [`Planner::plan_matrix`] finds the changed
+//! demands from the changed entries and sets their bits in the kept
+//! instance instead of building one): the
 //! chunks that went away are taken out (ticks already changed first,
 //! then the latest), the length is
 //! set to the new maximum degree Delta (chunks past it are taken out too),
@@ -24,9 +27,11 @@ use super::portfolio::{finish_validated, solve_instance, EngineError, SolveReque
 use super::tick_table::{TickTable, MAX_TABLE_SLOTS};
 use super::Solution;
 use crate::graph::DemandGraph;
-use crate::instance::{Instance, Model};
+use crate::instance::dense::{instance_from_cells, Cells};
+use crate::instance::{InputError, Instance, Model};
 use crate::rounds::Schedule;
 use crate::validate::{validate_edited, Frame};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Largest `ticks x slots` the kept table may have (two `u16` per cell:
@@ -42,14 +47,63 @@ pub struct Planner {
 }
 
 /// The previous plan: its instance's frame (ends and chunk counts, kept
-/// by the validator), its schedule (validated), its tick table and its
-/// instance's pair index.
+/// by the validator), its schedule (validated), its tick table, its
+/// instance's pair index and slot degrees, and the matrix it came from
+/// when it came from one ([`Planner::plan_matrix`]).
 #[derive(Clone)]
 struct Kept {
     frame: Frame,
     schedule: Schedule,
     table: TickTable,
     index: Vec<u32>,
+    out_degree: Vec<u64>,
+    in_degree: Vec<u64>,
+    matrix: Option<KeptMatrix>,
+}
+
+/// A planned matrix's entries and its instance (shared with the caller),
+/// and the instance returned before it with the bits set since, to be
+/// brought up to date and reused once the caller let it go (no copy of an
+/// instance per plan while the caller holds the last one).
+#[derive(Clone)]
+struct KeptMatrix {
+    cells: Vec<i64>,
+    inst: Arc<Instance>,
+    spare: Option<(Arc<Instance>, Vec<(usize, u64)>)>,
+}
+
+impl KeptMatrix {
+    /// Sets `bits` in the kept instance: in place when the caller let it
+    /// go, else in the spare brought up to date (or a copy), which becomes
+    /// the kept one (the old one the spare).
+    fn set_bits(&mut self, bits: Vec<(usize, u64)>) -> Result<(), InputError> {
+        if let Some(inst) = Arc::get_mut(&mut self.inst) {
+            self.spare = None;
+            return inst.set_bits(&bits);
+        }
+        let copy = |inst: &Instance| Arc::new(inst.clone());
+        let mut next = match self.spare.take() {
+            Some((mut spare, since)) => match Arc::get_mut(&mut spare) {
+                Some(older) => {
+                    older.set_bits(&since)?;
+                    spare
+                }
+                None => copy(&self.inst),
+            },
+            None => copy(&self.inst),
+        };
+        Arc::get_mut(&mut next).expect("unique").set_bits(&bits)?;
+        self.spare = Some((std::mem::replace(&mut self.inst, next), bits));
+        Ok(())
+    }
+}
+
+/// What changed from the kept plan's instance to the next one.
+struct Change {
+    /// Demand `i` is the same ordered pair in both.
+    same_ends: bool,
+    /// With `same_ends`, the demands whose chunk count changed.
+    demands: Vec<u32>,
 }
 
 /// How a plan was made ([`Planner::last_plan`]).
@@ -59,6 +113,16 @@ pub enum PlanKind {
     Scratch,
     /// By editing the previous plan.
     Edited,
+}
+
+/// Why [`Planner::plan_matrix`] gave no plan: the matrix is not a valid
+/// instance, or the engine failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
 }
 
 impl Planner {
@@ -74,12 +138,63 @@ impl Planner {
     /// Plans `inst`, from the previous plan when it can (module docs).
     pub fn plan(&mut self, inst: &Instance) -> Result<(Solution, PlanKind), EngineError> {
         let t0 = Instant::now();
-        if let Some(sol) = self.edit(inst, t0)? {
-            return Ok((sol, PlanKind::Edited));
+        if let Some(mut kept) = self.kept.take() {
+            kept.matrix = None;
+            if let Some(change) = self.change_to(&kept, inst) {
+                if let Some(sol) = self.edit(kept, inst, change, t0)? {
+                    return Ok((sol, PlanKind::Edited));
+                }
+            }
         }
         let sol = solve_instance(inst, &self.request)?;
         self.kept = self.keep(inst, &sol);
         Ok((sol, PlanKind::Scratch))
+    }
+
+    /// Plans the traffic matrix `cells` (`n x n` entries of bits, the
+    /// instance of [`crate::instance::dense`]), from the previous plan when
+    /// it can. When the previous plan came from a matrix of the same
+    /// frame and only non-zero entries changed (and stayed non-zero), the
+    /// instance is that plan's with those demands' bits set, and the edit
+    /// starts from the changed entries: no pass over the demands to find
+    /// them. Returns the instance too (shared with the planner).
+    pub fn plan_matrix(
+        &mut self,
+        model: Model,
+        n: u32,
+        bw: u64,
+        cells: Cells,
+    ) -> Result<(Arc<Instance>, Solution, PlanKind), PlanError> {
+        let t0 = Instant::now();
+        if let Some(mut kept) = self.kept.take() {
+            match kept.matrix_step(model, n, bw, cells) {
+                Some((inst, change)) => {
+                    if let Some(sol) = self.edit(kept, &inst, change, t0)? {
+                        return Ok((inst, sol, PlanKind::Edited));
+                    }
+                    let sol = solve_instance(&inst, &self.request)?;
+                    self.kept = self.keep(&inst, &sol);
+                    self.keep_matrix(cells, &inst);
+                    return Ok((inst, sol, PlanKind::Scratch));
+                }
+                None => self.kept = Some(kept),
+            }
+        }
+        let inst = Arc::new(instance_from_cells(model, n, bw, cells)?);
+        let (sol, kind) = self.plan(&inst)?;
+        self.keep_matrix(cells, &inst);
+        Ok((inst, sol, kind))
+    }
+
+    /// Remembers the matrix the kept plan came from.
+    fn keep_matrix(&mut self, cells: Cells, inst: &Arc<Instance>) {
+        if let Some(kept) = &mut self.kept {
+            kept.matrix = Some(KeptMatrix {
+                cells: cells.to_vec(),
+                inst: Arc::clone(inst),
+                spare: None,
+            });
+        }
     }
 
     /// What to keep of a plan from scratch, when it can be edited.
@@ -98,11 +213,15 @@ impl Planner {
             &ends,
         );
         table.take_dirty();
+        let g = DemandGraph::new(inst);
         Some(Kept {
             frame,
             schedule: sol.schedule.clone(),
             table,
             index,
+            out_degree: g.out_degree,
+            in_degree: g.in_degree,
+            matrix: None,
         })
     }
 
@@ -111,40 +230,73 @@ impl Planner {
         self.kept = None;
     }
 
-    /// The edited plan of `inst`, or `None` (and nothing kept) when there is
-    /// no previous plan of the same shape or the edit cannot reach Delta.
-    fn edit(&mut self, inst: &Instance, t0: Instant) -> Result<Option<Solution>, EngineError> {
-        let Some(mut kept) = self.kept.take() else {
-            return Ok(None);
-        };
+    /// What changed from `kept`'s instance to `inst`, or `None` when the
+    /// plan cannot be edited (another shape, solver or port model).
+    fn change_to(&self, kept: &Kept, inst: &Instance) -> Option<Change> {
         if kept.frame.slots_and_model() != (inst.slots, inst.model)
             || !keepable(inst, &self.request)
         {
-            return Ok(None);
+            return None;
         }
+        if !kept.frame.same_ends(inst) {
+            return Some(Change {
+                same_ends: false,
+                demands: Vec::new(),
+            });
+        }
+        let demands = changed_counts(kept.frame.counts(), inst.chunk_counts());
+        Some(Change {
+            same_ends: true,
+            demands,
+        })
+    }
+
+    /// The edited plan of `inst`, or `None` (and nothing kept) when the
+    /// edit cannot reach Delta.
+    fn edit(
+        &mut self,
+        mut kept: Kept,
+        inst: &Instance,
+        change: Change,
+        t0: Instant,
+    ) -> Result<Option<Solution>, EngineError> {
         // The same pairs keep their demand indices (and the pair index);
         // other pairs of the same slots and model are settled pair by pair.
-        let same = kept.frame.same_ends(inst);
+        let same = change.same_ends;
+        let n = inst.slots as usize;
+        let counts = inst.chunk_counts();
         let index = if same {
+            // Degrees follow the changed demands.
+            let before = kept.frame.counts();
+            for &i in &change.demands {
+                let (d, i) = (inst.demands()[i as usize], i as usize);
+                let (now, was) = (counts[i], before[i]);
+                for deg in [
+                    &mut kept.out_degree[d.src as usize],
+                    &mut kept.in_degree[d.dst as usize],
+                ] {
+                    *deg = *deg - was + now;
+                }
+            }
             std::mem::take(&mut kept.index)
         } else {
             let Some(index) = pair_index(inst) else {
                 return Ok(None);
             };
+            let g = DemandGraph::new(inst);
+            (kept.out_degree, kept.in_degree) = (g.out_degree, g.in_degree);
             index
         };
-        let g = DemandGraph::new(inst);
+        let g = DemandGraph::with_degrees(inst, kept.out_degree.clone(), kept.in_degree.clone());
         let delta = g.max_degree().0;
         if delta * inst.slots as u64 > MAX_TABLE_CELLS {
             return Ok(None);
         }
-        let n = inst.slots as usize;
         let table = &mut kept.table;
         // Chunks that went away come out now, the missing ones are listed
-        // and go in after the length is set: by demand against the kept
-        // frame's counts when the demands are the same pairs (the table
-        // holds exactly those chunks), else one pass over all pairs.
-        let counts = inst.chunk_counts();
+        // and go in after the length is set: the changed demands when the
+        // demands are the same pairs (the table holds exactly the kept
+        // frame's chunks), else one pass over all pairs.
         let mut missing = Vec::new();
         let mut settle = |table: &mut TickTable, (u, v): (usize, usize), want: usize| {
             let have = table.chunks(u, v);
@@ -156,12 +308,13 @@ impl Planner {
             }
         };
         if same {
-            let before = kept.frame.counts();
-            for (i, d) in inst.demands().iter().enumerate() {
-                if counts[i] != before[i] {
-                    let pair = (d.src as usize, d.dst as usize);
-                    settle(table, pair, counts[i] as usize);
-                }
+            for &i in &change.demands {
+                let d = inst.demands()[i as usize];
+                settle(
+                    table,
+                    (d.src as usize, d.dst as usize),
+                    counts[i as usize] as usize,
+                );
             }
         } else {
             for (u, row) in index.chunks(n).enumerate() {
@@ -219,6 +372,70 @@ impl Planner {
         self.kept = Some(kept);
         Ok(Some(sol))
     }
+}
+
+impl Kept {
+    /// The next matrix's instance and what changed, when the kept plan came
+    /// from a matrix of the same frame and only non-zero entries changed,
+    /// staying non-zero (then the kept matrix and instance become the new
+    /// ones); `None` otherwise (a new demand or one gone, another frame, or
+    /// an entry the full build refuses), and no matrix is kept.
+    fn matrix_step(
+        &mut self,
+        model: Model,
+        n: u32,
+        bw: u64,
+        cells: Cells,
+    ) -> Option<(Arc<Instance>, Change)> {
+        let mut m = self.matrix.take()?;
+        if (m.inst.model, m.inst.slots, m.inst.bw) != (model, n, bw)
+            || cells.check_len(n).is_err()
+            || m.cells.len() != cells.len()
+        {
+            return None;
+        }
+        let mut bits = Vec::new();
+        for (cell, entry) in cells.changes_from(&mut m.cells) {
+            // A diagonal entry or one that was zero has no demand.
+            match self.index[cell] {
+                NO_DEMAND => return None,
+                _ if entry <= 0 => return None,
+                i => bits.push((i as usize, entry as u64)),
+            }
+        }
+        let before = self.frame.counts();
+        let mut demands: Vec<u32> = bits.iter().map(|&(i, _)| i as u32).collect();
+        m.set_bits(bits).ok()?;
+        demands.retain(|&i| m.inst.chunks(i as usize) != before[i as usize]);
+        let inst = Arc::clone(&m.inst);
+        self.matrix = Some(m);
+        Some((
+            inst,
+            Change {
+                same_ends: true,
+                demands,
+            },
+        ))
+    }
+}
+
+/// Demands whose count differs between `before` and `now` (same length),
+/// in order; blocks of equal counts are skipped at memory speed.
+fn changed_counts(before: &[u64], now: &[u64]) -> Vec<u32> {
+    const BLOCK: usize = 16;
+    let mut changed = Vec::new();
+    for (b, (x, y)) in before.chunks(BLOCK).zip(now.chunks(BLOCK)).enumerate() {
+        if x != y {
+            changed.extend(
+                x.iter()
+                    .zip(y)
+                    .enumerate()
+                    .filter(|(_, (p, q))| p != q)
+                    .map(|(j, _)| (b * BLOCK + j) as u32),
+            );
+        }
+    }
+    changed
 }
 
 /// Whether a plan of `inst` can be kept and edited: `auto`, one port and
@@ -314,6 +531,92 @@ mod tests {
                     assert_eq!(edited, 6, "READ1_WRITE1 edits always reach Delta");
                 }
                 drop(sol);
+            }
+        }
+    }
+
+    #[test]
+    fn matrix_steps_plan_like_instance_steps_and_bad_entries_are_named() {
+        use crate::instance::dense::instance_from_matrix;
+        for model in [Model::Read1Write1, Model::Strict1] {
+            let n = 24u32;
+            let skew = Skew {
+                mean_bits: 64.0 * 3.0,
+                sigma: 1.0,
+                hot: 2,
+                hot_factor: 4,
+            };
+            let mut m = vec![0i64; (n * n) as usize];
+            for d in skew.all_to_all(n, 3).unwrap() {
+                m[(d.src * n + d.dst) as usize] = d.bits as i64;
+            }
+            let (mut by_matrix, mut by_inst) = (
+                Planner::new(SolveRequest::default()),
+                Planner::new(SolveRequest::default()),
+            );
+            let mut kinds = Vec::new();
+            let mut held = None;
+            // Entries scaled (demands kept), one emptied, one new, a
+            // negative entry and a diagonal one (refused, nothing planned),
+            // then scaled again.
+            let steps: [&dyn Fn(&mut Vec<i64>); 6] = [
+                &|m| m.iter_mut().step_by(7).for_each(|e| *e = *e * 13 / 10),
+                &|m| m.iter_mut().step_by(5).for_each(|e| *e = *e * 7 / 10),
+                &|m| m[1] = 0,
+                &|m| m[1] = 500,
+                &|m| m.iter_mut().step_by(3).for_each(|e| *e = *e * 11 / 10),
+                &|m| {
+                    m.iter_mut()
+                        .skip(2)
+                        .step_by(9)
+                        .filter(|e| **e > 0)
+                        .for_each(|e| *e += 64)
+                },
+            ];
+            for (i, step) in std::iter::once(&(&|_: &mut Vec<i64>| ()) as &dyn Fn(&mut Vec<i64>))
+                .chain(steps.iter().copied())
+                .enumerate()
+            {
+                step(&mut m);
+                if i == 4 {
+                    let mut bad = m.clone();
+                    bad[n as usize + 3] = -5;
+                    let err = by_matrix
+                        .plan_matrix(model, n, 64, Cells::Ints(&bad))
+                        .unwrap_err();
+                    assert!(err.to_string().contains("matrix[1][3]"), "{err}");
+                    bad[n as usize + 3] = m[n as usize + 3];
+                    bad[(n + 1) as usize] = 9;
+                    let err = by_matrix
+                        .plan_matrix(model, n, 64, Cells::Ints(&bad))
+                        .unwrap_err();
+                    assert!(err.to_string().contains("matrix[1][1]"), "{err}");
+                }
+                let (inst, sol, kind) = by_matrix
+                    .plan_matrix(model, n, 64, Cells::Ints(&m))
+                    .unwrap();
+                let expect = instance_from_matrix(model, n, 64, &m).unwrap();
+                assert_eq!(*inst, expect, "{model} step {i}");
+
+                let (sol2, kind2) = by_inst.plan(&expect).unwrap();
+                assert_eq!(
+                    (kind, &sol.schedule),
+                    (kind2, &sol2.schedule),
+                    "{model} {i}"
+                );
+                assert!(crate::validate::validate_compact(&inst, &sol.schedule).passed());
+                kinds.push(kind);
+                // Held until the next plan is made, as a caller does (the
+                // planner then brings an older copy up to date).
+                held = Some(inst);
+            }
+            drop(held);
+            assert_eq!(kinds[0], PlanKind::Scratch);
+            if model == Model::Read1Write1 {
+                assert!(
+                    kinds[1..].iter().all(|&k| k == PlanKind::Edited),
+                    "{kinds:?}"
+                );
             }
         }
     }
