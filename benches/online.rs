@@ -5,11 +5,13 @@
 //! 1.2, the mean kept), 1/16 of the ranks hot experts receiving 4x, chunk
 //! = mean demand / k, for k in {1, 4}; both models.
 //!
-//! `online_replan`: the same matrices changed a little (a tenth of the
-//! entries by up to 20%, twice), planned by a `Planner` that planned the
-//! two before (`edit`, through `Planner::plan_matrix` as Python's
-//! `Planner.solve`) and from scratch (`scratch`): issue 37's re-planning
-//! ratio.
+//! `online_replan`: a sequence of the same matrices changed a little (each
+//! the one before with a tenth of the entries changed by up to 20%, eight
+//! steps, walked forward and back so every step is one change), planned
+//! step after step by a `Planner` (`edit`, through `Planner::plan_matrix`
+//! as Python's `Planner.solve`, the caller holding each plan until the
+//! next) and from scratch (`scratch`): issue 37's re-planning ratio, each
+//! side in its steady state.
 //!
 //! Before timing, each case's plan is checked: READ1_WRITE1 optimal (Delta
 //! ticks); STRICT1 at most 1.01 x its lower bound. `scripts/plan_latency.py`
@@ -21,9 +23,9 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tickopt::gen::skew::Skew;
 use tickopt::instance::dense::{instance_from_matrix, Cells};
 use tickopt::instance::Model;
@@ -33,6 +35,8 @@ use tickopt::{solve_instance, SolveRequest};
 
 /// Bits per chunk.
 const BW: u64 = 8192;
+/// Steps of the re-planning sequence (walked forward and back).
+const WALK: u64 = 8;
 
 /// The `n x n` matrix of bits of seed 0 (row-major, zero diagonal).
 fn matrix(n: u32, k: u64) -> Vec<i64> {
@@ -121,40 +125,55 @@ fn online_replan(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for &n in &ranks {
         for k in [1u64, 4] {
-            let m0 = matrix(n, k);
-            let m1 = perturbed(&m0, 1);
-            let m2 = perturbed(&m1, 2);
+            // A sequence of matrices, each the one before changed a little,
+            // walked forward and back (every step one change).
+            let mut seq = vec![matrix(n, k)];
+            for seed in 1..=WALK {
+                seq.push(perturbed(&seq[seed as usize - 1], seed));
+            }
+            let walk: Vec<&[i64]> = seq[1..]
+                .iter()
+                .chain(seq[..seq.len() - 1].iter().rev())
+                .map(Vec::as_slice)
+                .collect();
             for model in [Model::Read1Write1, Model::Strict1] {
                 // The planner's matrix path, as Python's `Planner.solve`
-                // takes it (the instance comes from the matrix on both sides).
-                let step = |p: &mut Planner, m: &[i64]| {
-                    let (_, sol, kind) = p
+                // takes it (the instance comes from the matrix on both
+                // sides); the caller holds each plan until the next.
+                let mut planner = Planner::new(SolveRequest::default());
+                let mut held = planner
+                    .plan_matrix(model, n, BW, Cells::Ints(&seq[0]))
+                    .expect("valid plan");
+                for m in &walk {
+                    held = planner
                         .plan_matrix(model, n, BW, Cells::Ints(m))
                         .expect("valid plan");
-                    (sol, kind)
-                };
-                let mut planner = Planner::new(SolveRequest::default());
-                step(&mut planner, &m0);
-                step(&mut planner, &m1);
-                let (sol, kind) = step(&mut planner.clone(), &m2);
-                assert_eq!(kind, PlanKind::Edited, "{model} n={n} k={k}");
-                assert_eq!(sol.status, Status::Optimal);
+                    assert_eq!(held.2, PlanKind::Edited, "{model} n={n} k={k}");
+                    assert_eq!(held.1.status, Status::Optimal);
+                }
                 let id = format!("{}_n{n}_k{k}", model.as_str());
                 g.bench_function(BenchmarkId::new("edit", &id), |b| {
-                    b.iter_batched(
-                        || planner.clone(),
-                        // The planner goes out with the plan: criterion
-                        // drops both outside the timing.
-                        |mut p| {
-                            let plan = step(&mut p, &m2);
-                            black_box((p, plan))
-                        },
-                        BatchSize::LargeInput,
-                    )
+                    let mut at = 0;
+                    b.iter_custom(|iters| {
+                        let t = Instant::now();
+                        for _ in 0..iters {
+                            held = planner
+                                .plan_matrix(model, n, BW, Cells::Ints(walk[at]))
+                                .expect("valid plan");
+                            assert_eq!(held.2, PlanKind::Edited);
+                            at = (at + 1) % walk.len();
+                        }
+                        t.elapsed()
+                    })
                 });
                 g.bench_function(BenchmarkId::new("scratch", &id), |b| {
-                    b.iter(|| black_box(plan(model, n, &m2)))
+                    let mut at = 0;
+                    b.iter(|| {
+                        at = (at + 1) % walk.len();
+                        black_box(plan(model, n, walk[at]))
+                    })
                 });
+                drop(held);
             }
         }
     }
