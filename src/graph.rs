@@ -100,6 +100,18 @@ fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
     edges
 }
 
+/// Chunks sent and received by each slot of `inst`.
+fn slot_degrees(inst: &Instance) -> (Vec<u64>, Vec<u64>) {
+    let n = inst.slots as usize;
+    let mut out_degree = vec![0u64; n];
+    let mut in_degree = vec![0u64; n];
+    for (i, d) in inst.demands().iter().enumerate() {
+        out_degree[d.src as usize] += inst.chunks(i);
+        in_degree[d.dst as usize] += inst.chunks(i);
+    }
+    (out_degree, in_degree)
+}
+
 impl<'a> DemandGraph<'a> {
     /// The graph of `inst` with its slot degrees given (kept up to date by
     /// a caller that edits the instance, [`crate::solve::replan`]): what
@@ -109,28 +121,15 @@ impl<'a> DemandGraph<'a> {
         out_degree: Vec<u64>,
         in_degree: Vec<u64>,
     ) -> DemandGraph<'a> {
-        debug_assert!({
-            let g = DemandGraph::new(inst);
-            g.out_degree == out_degree && g.in_degree == in_degree
-        });
-        DemandGraph {
-            inst,
-            model: inst.model,
-            slots: inst.slots,
-            undirected: std::sync::OnceLock::new(),
-            out_degree,
-            in_degree,
-        }
+        debug_assert!(slot_degrees(inst) == (out_degree.clone(), in_degree.clone()));
+        DemandGraph::assembled(inst, (out_degree, in_degree))
     }
 
     pub fn new(inst: &'a Instance) -> DemandGraph<'a> {
-        let n = inst.slots as usize;
-        let mut out_degree = vec![0u64; n];
-        let mut in_degree = vec![0u64; n];
-        for (i, d) in inst.demands().iter().enumerate() {
-            out_degree[d.src as usize] += inst.chunks(i);
-            in_degree[d.dst as usize] += inst.chunks(i);
-        }
+        DemandGraph::assembled(inst, slot_degrees(inst))
+    }
+
+    fn assembled(inst: &'a Instance, (out_degree, in_degree): (Vec<u64>, Vec<u64>)) -> Self {
         DemandGraph {
             inst,
             model: inst.model,

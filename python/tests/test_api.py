@@ -247,6 +247,7 @@ def test_the_planner_edits_its_last_plan_with_the_same_guarantees(model):
     planner = tickopt.Planner(n, bw=bw, model=model)
     planner.solve(m)
     edited = 0
+    kept = []
     for step in range(6):
         # A tenth of the entries change by up to 20%; now and then one
         # vanishes (the pairs change: the edit still holds).
@@ -262,8 +263,21 @@ def test_the_planner_edits_its_last_plan_with_the_same_guarantees(model):
         if planner.last_edited:
             edited += 1
             assert plan.status == "optimal" and plan.ticks == plan.lower_bound
+        kept.append((m, plan))
+        if step == 4:
+            # A bad entry is refused by name, the planner goes on editing.
+            bad = m.copy()
+            bad[2, 5] = -1
+            with pytest.raises(ValueError, match=r"matrix\[2\]\[5\]"):
+                planner.solve(bad)
     if model == "READ1_WRITE1":
         assert edited == 6
+    # Plans kept by the caller keep their own instance: the planner's later
+    # edits (which reuse its instances) never reach them.
+    for m_, plan in kept:
+        assert sorted(plan.demands) == sorted(
+            (i, j, int(m_[i, j])) for i in range(n) for j in range(n) if m_[i, j] > 0)
+        assert plan.verify()
     planner.reset()
     planner.solve(m)
     assert not planner.last_edited
