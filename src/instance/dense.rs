@@ -186,7 +186,8 @@ fn row_demands(
 
 impl Instance {
     /// Sets the bits of existing demands, `(demand index, bits)` with
-    /// `bits > 0`, keeping every invariant (chunk counts and their total
+    /// `bits > 0`, in order (a demand listed twice ends with its last
+    /// bits), keeping every invariant (chunk counts and their totals
     /// follow); for instances where every demand uses `bw` (a matrix's).
     /// On an error the instance is unchanged.
     pub fn set_bits(&mut self, changes: &[(usize, u64)]) -> Result<(), InputError> {
@@ -196,7 +197,6 @@ impl Instance {
                 "set_bits needs one bandwidth for every demand",
             ));
         }
-        let mut total = self.total_chunks;
         for &(i, bits) in changes {
             let Some(d) = self.demands.get(i) else {
                 return Err(InputError::field("demands", format!("no demand {i}")));
@@ -207,19 +207,39 @@ impl Instance {
                     "set_bits keeps demands: bits must be > 0",
                 ));
             }
-            total = (total - self.chunks[i])
-                .checked_add(chunks_of(bits, self.bw))
-                .ok_or_else(|| {
-                    InputError::field("demands", "total number of chunks overflows u64")
-                })?;
         }
+        // Applied in order with the total in u128 (no step overflows);
+        // undone when the final total does not fit in u64.
+        let mut total = u128::from(self.total_chunks);
+        let mut undo = Vec::with_capacity(changes.len());
         for &(i, bits) in changes {
-            self.total_bits = self.total_bits - self.demands[i].bits as u128 + bits as u128;
-            self.demands[i].bits = bits;
-            self.chunks[i] = chunks_of(bits, self.bw);
+            undo.push((i, self.demands[i].bits));
+            total = total - u128::from(self.chunks[i]) + u128::from(self.set_demand_bits(i, bits));
         }
-        self.total_chunks = total;
-        Ok(())
+        match u64::try_from(total) {
+            Ok(total) => {
+                self.total_chunks = total;
+                Ok(())
+            }
+            Err(_) => {
+                for &(i, bits) in undo.iter().rev() {
+                    self.set_demand_bits(i, bits);
+                }
+                Err(InputError::field(
+                    "demands",
+                    "total number of chunks overflows u64",
+                ))
+            }
+        }
+    }
+
+    /// Sets demand `i`'s bits, its chunk count and the total bits (not
+    /// the total chunks); returns its chunk count.
+    fn set_demand_bits(&mut self, i: usize, bits: u64) -> u64 {
+        self.total_bits = self.total_bits - u128::from(self.demands[i].bits) + u128::from(bits);
+        self.demands[i].bits = bits;
+        self.chunks[i] = chunks_of(bits, self.bw);
+        self.chunks[i]
     }
 }
 
@@ -283,5 +303,15 @@ mod tests {
         assert!(err.to_string().contains("matrix[1][2]"), "{err}");
         assert!(inst.set_bits(&[(5, 3)]).is_err());
         assert_eq!(inst, before, "unchanged after an error");
+        // A demand listed twice ends with its last bits.
+        inst.set_bits(&[(0, 40), (0, 8)]).unwrap();
+        assert_eq!(inst.chunks(0), 2);
+        assert_eq!(inst.total_chunks(), 2 + 2 + 1 + 1 + 1);
+        // A total past u64 is refused and undone.
+        let mut one = instance_from_matrix(Model::Strict1, 2, 1, &[0, 5, 6, 0]).unwrap();
+        let before = one.clone();
+        let err = one.set_bits(&[(0, u64::MAX), (1, u64::MAX)]).unwrap_err();
+        assert!(err.to_string().contains("overflows"), "{err}");
+        assert_eq!(one, before);
     }
 }

@@ -289,7 +289,7 @@ impl Planner {
         };
         let g = DemandGraph::with_degrees(inst, kept.out_degree.clone(), kept.in_degree.clone());
         let delta = g.max_degree().0;
-        if delta * inst.slots as u64 > MAX_TABLE_CELLS {
+        if delta.saturating_mul(inst.slots as u64) > MAX_TABLE_CELLS {
             return Ok(None);
         }
         let table = &mut kept.table;
@@ -406,6 +406,10 @@ impl Kept {
         let before = self.frame.counts();
         let mut demands: Vec<u32> = bits.iter().map(|&(i, _)| i as u32).collect();
         m.set_bits(bits).ok()?;
+        // Past the table's limits the plan is made from scratch.
+        if m.inst.total_chunks() > MAX_TABLE_CELLS {
+            return None;
+        }
         demands.retain(|&i| m.inst.chunks(i as usize) != before[i as usize]);
         let inst = Arc::clone(&m.inst);
         self.matrix = Some(m);
@@ -619,6 +623,26 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_matrix_past_the_table_limits_is_planned_from_scratch() {
+        // One entry grows past the table's limits (its Delta times the
+        // slots would overflow u64): planned from scratch, not edited.
+        let mut m = vec![1i64; 16];
+        (0..4).for_each(|i| m[i * 5] = 0);
+        let mut planner = Planner::new(SolveRequest::default());
+        let (_, _, kind) = planner
+            .plan_matrix(Model::Read1Write1, 4, 1, Cells::Ints(&m))
+            .unwrap();
+        assert_eq!(kind, PlanKind::Scratch);
+        m[1] = 1 << 62;
+        let (inst, sol, kind) = planner
+            .plan_matrix(Model::Read1Write1, 4, 1, Cells::Ints(&m))
+            .unwrap();
+        assert_eq!(kind, PlanKind::Scratch);
+        assert_eq!(sol.ticks, (1 << 62) + 2);
+        assert!(crate::validate::validate_compact(&inst, &sol.schedule).passed());
     }
 
     #[test]
