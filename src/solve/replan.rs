@@ -146,9 +146,14 @@ impl Planner {
                 }
             }
         }
+        Ok((self.from_scratch(inst)?, PlanKind::Scratch))
+    }
+
+    /// Plans `inst` from scratch and keeps what can be edited.
+    fn from_scratch(&mut self, inst: &Instance) -> Result<Solution, EngineError> {
         let sol = solve_instance(inst, &self.request)?;
         self.kept = self.keep(inst, &sol);
-        Ok((sol, PlanKind::Scratch))
+        Ok(sol)
     }
 
     /// Plans the traffic matrix `cells` (`n x n` entries of bits, the
@@ -172,8 +177,7 @@ impl Planner {
                     if let Some(sol) = self.edit(kept, &inst, change, t0)? {
                         return Ok((inst, sol, PlanKind::Edited));
                     }
-                    let sol = solve_instance(&inst, &self.request)?;
-                    self.kept = self.keep(&inst, &sol);
+                    let sol = self.from_scratch(&inst)?;
                     self.keep_matrix(cells, &inst);
                     return Ok((inst, sol, PlanKind::Scratch));
                 }
