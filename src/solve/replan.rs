@@ -392,9 +392,8 @@ impl Kept {
         cells: Cells,
     ) -> Option<(Arc<Instance>, Change)> {
         let mut m = self.matrix.take()?;
-        if (m.inst.model, m.inst.slots, m.inst.bw) != (model, n, bw)
-            || cells.check_len(n).is_err()
-            || m.cells.len() != cells.len()
+        // The same slots and whole entries: the kept cells' count too.
+        if (m.inst.model, m.inst.slots, m.inst.bw) != (model, n, bw) || cells.check_len(n).is_err()
         {
             return None;
         }
