@@ -15,6 +15,9 @@
 //! paths (König: READ1_WRITE1 always fits; STRICT1 may not, and then there
 //! is no schedule here and the caller's engines run). Small STRICT1
 //! matrices get a second try with the busiest pairs first before that.
+//! Large instances with several chunks a demand are first split in two
+//! halves of Delta/2 ticks each, coloured side by side on two threads
+//! (module `first_fit_halves`), and coloured whole when a half misses.
 //!
 //! Time O(demands x words scanned + chunks), memory O(slots x Delta / 64 +
 //! chunks); the alternating-path repair is O(slots) per chunk left. The
@@ -22,6 +25,7 @@
 //! validated by the caller like every other, and the caller proves it
 //! optimal by the degree witness (Delta ticks).
 
+use super::first_fit_halves;
 use super::tick_table::MAX_TABLE_SLOTS;
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
@@ -62,14 +66,20 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
         ends: |i: usize| (demands[i].src, demands[i].dst),
         counts: inst.chunk_counts(),
     };
-    let in_order = 0..demands.len();
-    let lists = match fit_in_order(arcs, delta as usize, in_order, u64::MAX) {
+    // Large instances in two halves side by side (module
+    // `first_fit_halves`), in one piece when the halves do not fit.
+    let halves = first_fit_halves::pays(demands.len(), inst.total_chunks())
+        .then(|| fit_in_halves(arcs, delta as usize))
+        .flatten();
+    let whole = || fit_in_order(arcs, delta as usize, in_order(arcs.counts), u64::MAX);
+    let lists = match halves.or_else(whole) {
         Some(lists) => lists,
         // Small STRICT1 matrices (a few ranks) that first fit in demand
         // order misses often fit with the busiest pairs first; the second
         // try costs microseconds there.
         None if strict && demands.len() <= RETRY_MAX_DEMANDS => {
-            fit_in_order(arcs, delta as usize, busiest_first(inst, g), u64::MAX)?
+            let order = busiest_first(inst, g).map(|i| (i, arcs.counts[i]));
+            fit_in_order(arcs, delta as usize, order, u64::MAX)?
         }
         None => return None,
     };
@@ -78,6 +88,28 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
         schedule.push(1, demands);
     }
     (schedule.ticks() == delta).then_some(schedule)
+}
+
+/// Each tick's demands of `arcs` coloured in `delta` ticks as two halves
+/// on two threads (module `first_fit_halves`), or `None` when the split or a half does
+/// not fit.
+fn fit_in_halves<E: Fn(usize) -> (u32, u32) + Copy + Send + Sync>(
+    arcs: Arcs<'_, E>,
+    delta: usize,
+) -> Option<Vec<Vec<u32>>> {
+    let caps = [delta.div_ceil(2) as u64, (delta / 2) as u64];
+    let [first, second] =
+        first_fit_halves::split(arcs.slots, arcs.strict, arcs.ends, arcs.counts, caps)?;
+    fn order(half: &[(u32, u32)]) -> impl Iterator<Item = (usize, u64)> + Clone + '_ {
+        half.iter().map(|&(i, c)| (i as usize, u64::from(c)))
+    }
+    let (first, second) = rayon::join(
+        || fit_in_order(arcs, caps[0] as usize, order(&first), u64::MAX),
+        || fit_in_order(arcs, caps[1] as usize, order(&second), u64::MAX),
+    );
+    let mut lists = first?;
+    lists.extend(second?);
+    Some(lists)
 }
 
 /// Most placements [`fit_in_order`] reserves up front (1 GiB; the callers'
@@ -99,27 +131,33 @@ pub(super) struct Arcs<'a, E> {
     pub(super) counts: &'a [u64],
 }
 
-/// The colouring of `arcs` in `delta` ticks by first fit with arcs taken
-/// in `order` (each once), completed by alternating paths: each tick's
-/// arcs, sorted when `order` is ascending (and no path was needed).
-/// `None` when the paths do not complete it (STRICT1) or more than
-/// `max_left` chunks are left for them.
+/// Every arc with all its chunks, in index order (what [`fit_in_order`]
+/// takes).
+pub(super) fn in_order(counts: &[u64]) -> impl Iterator<Item = (usize, u64)> + Clone + '_ {
+    counts.iter().copied().enumerate()
+}
+
+/// The colouring in `delta` ticks by first fit of the chunks `order` gives
+/// as `(arc, chunks)` (each arc once; `arcs.counts` or part of them),
+/// completed by alternating paths: each tick's arcs, sorted when `order`
+/// is ascending (and no path was needed). `None` when the paths do not
+/// complete it (STRICT1) or more than `max_left` chunks are left for them.
 pub(super) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
     arcs: Arcs<'_, E>,
     delta: usize,
-    order: impl Iterator<Item = usize>,
+    order: impl Iterator<Item = (usize, u64)> + Clone,
     max_left: u64,
 ) -> Option<Vec<Vec<u32>>> {
     // One placement per chunk: reserved at once (grown by doubling, each
     // step a fresh block of zeroed pages at these sizes).
-    let chunks = arcs.counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
+    let chunks = order.clone().fold(0u64, |a, (_, c)| a.saturating_add(c));
     let mut fit = FirstFit::new(arcs.slots, arcs.strict, delta);
     fit.placed.reserve(chunks.min(MAX_RESERVED) as usize);
     let mut rest: Vec<(u32, u32)> = Vec::new();
     let mut left_over = 0u64;
-    for i in order {
+    for (i, chunks) in order {
         let (src, dst) = (arcs.ends)(i);
-        let left = fit.place(src as usize, dst as usize, arcs.counts[i], i as u32);
+        let left = fit.place(src as usize, dst as usize, chunks, i as u32);
         if left > 0 {
             rest.push((i as u32, u32::try_from(left).ok()?));
             left_over += left;
@@ -137,7 +175,7 @@ pub(super) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
 }
 
 /// Demands by decreasing sum of their ends' degrees in `g` (ties by index).
-fn busiest_first(inst: &Instance, g: &DemandGraph) -> impl Iterator<Item = usize> {
+fn busiest_first(inst: &Instance, g: &DemandGraph) -> impl Iterator<Item = usize> + Clone {
     let ends = inst.demands();
     let mut order: Vec<usize> = (0..ends.len()).collect();
     order.sort_by_key(|&i| {
@@ -510,7 +548,7 @@ mod tests {
                     ends: |i: usize| (demands[i].src, demands[i].dst),
                     counts: inst.chunk_counts(),
                 };
-                let first = fit_in_order(arcs, delta as usize, 0..demands.len(), u64::MAX);
+                let first = fit_in_order(arcs, delta as usize, in_order(arcs.counts), u64::MAX);
                 first.is_none()
                     && first_fit_schedule(inst, &g).is_some_and(|s| {
                         assert!(validate_compact(inst, &s).passed());
@@ -519,6 +557,38 @@ mod tests {
             })
             .count();
         assert!(retried > 0, "no matrix needed the second order");
+    }
+
+    /// Large skewed matrices (past `first_fit_halves::pays`) are coloured
+    /// in two halves that fill Delta ticks, every tick used, and the
+    /// schedule is valid.
+    #[test]
+    fn halves_fill_delta_ticks() {
+        for model in [Model::Read1Write1, Model::Strict1] {
+            let inst = test_instance(model, 96, 8, 5);
+            assert!(first_fit_halves::pays(
+                inst.demands().len(),
+                inst.total_chunks()
+            ));
+            let g = DemandGraph::new(&inst);
+            let delta = g.max_degree().0;
+            let demands = inst.demands();
+            let arcs = Arcs {
+                slots: inst.slots as usize,
+                strict: model == Model::Strict1,
+                ends: |i: usize| (demands[i].src, demands[i].dst),
+                counts: inst.chunk_counts(),
+            };
+            let lists = fit_in_halves(arcs, delta as usize).expect("the halves fit");
+            assert_eq!(lists.len() as u64, delta, "{model}");
+            assert!(
+                lists.iter().all(|l| !l.is_empty()),
+                "{model}: every tick used"
+            );
+            let s = first_fit_schedule(&inst, &g).expect("fits");
+            assert!(validate_compact(&inst, &s).passed(), "{model}");
+            assert_eq!(s.ticks(), delta, "{model}");
+        }
     }
 
     #[test]

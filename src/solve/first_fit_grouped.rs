@@ -20,7 +20,7 @@
 //! share, each path `O(slots)`), [`grouped_ticks`] says `None` and the
 //! caller peels.
 
-use super::first_fit::{fit_in_order, Arcs};
+use super::first_fit::{fit_in_order, in_order, Arcs};
 use super::port_grouping::merge;
 
 /// Most slots for the grouped first fit (its bitsets: `2 x slots x Delta`
@@ -90,7 +90,12 @@ fn grouped_within(
         ends: |i: usize| ends[i],
         counts,
     };
-    let ticks = fit_in_order(arcs, usize::try_from(delta).ok()?, 0..ends.len(), max_left)?;
+    let ticks = fit_in_order(
+        arcs,
+        usize::try_from(delta).ok()?,
+        in_order(counts),
+        max_left,
+    )?;
     Some(group(ticks, q as usize))
 }
 

@@ -29,6 +29,7 @@ mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod first_fit;
 pub mod first_fit_grouped;
+mod first_fit_halves;
 pub mod greedy;
 pub mod koenig;
 pub mod merged;

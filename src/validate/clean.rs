@@ -49,7 +49,7 @@ pub(super) fn clean_rounds(inst: &Instance, rounds: &[Round]) -> (Vec<bool>, Vec
     }
     let ends = Ends::new(inst);
     let entries: usize = rounds[..counted].iter().map(|r| r.demands.len()).sum();
-    if let (1, Ends::Packed(packed)) = (most_ports, &ends) {
+    if let (1, Ends::Packed(packed), true) = (most_ports, &ends, ticks <= u64::from(u32::MAX)) {
         return one_port::clean_rounds(inst, packed, rounds, counted, entries);
     }
     let mut clean = vec![false; rounds.len()];

@@ -6,7 +6,9 @@
 //! in the cache. Long schedules are cut into consecutive parts of about
 //! equal entries, one per thread, each with its own stamps and counts; the
 //! counts add up at the end (sums commute: the result does not depend on
-//! the threads).
+//! the threads). A part keeps each demand's packed ends and its count side
+//! by side, so an entry reads one place in memory, not two (counts are
+//! `u32` there: the caller comes here only when the ticks fit `u32`).
 
 use super::{Round, SEQUENTIAL_ENTRIES};
 use crate::instance::{Instance, Model};
@@ -62,6 +64,14 @@ fn clean_rounds_in_parts(
     (clean, sent)
 }
 
+/// A demand's packed ends and the chunks the clean rounds of a part send
+/// it.
+#[derive(Clone, Copy)]
+struct Cell {
+    ends: u32,
+    sent: u32,
+}
+
 /// Round indices cutting `rounds` into `parts` runs of about equal entries
 /// (first 0, last `rounds.len()`).
 fn cuts(rounds: &[Round], entries: usize, parts: usize) -> Vec<usize> {
@@ -103,7 +113,8 @@ impl Sides {
         }
     }
 
-    /// Which rounds of `range` are clean, and their chunks per demand.
+    /// Which rounds of `range` are clean, and their chunks per demand (the
+    /// rounds' ticks fit `u32`).
     fn check(
         mut self,
         packed: &[u32],
@@ -111,17 +122,21 @@ impl Sides {
         range: std::ops::Range<usize>,
     ) -> (Vec<bool>, Vec<u64>) {
         let mut clean = vec![false; range.len()];
-        let mut sent = vec![0u64; packed.len()];
+        let mut cells: Vec<Cell> = packed.iter().map(|&ends| Cell { ends, sent: 0 }).collect();
         for (is_clean, ri) in clean.iter_mut().zip(range) {
             let round = &rounds[ri];
-            *is_clean = round.repeat > 0 && self.is_clean(packed, ri + 1, &round.demands);
+            let ends = |di: usize| cells.get(di).map(|c| c.ends);
+            *is_clean = round.repeat > 0 && self.is_clean_by(ends, ri + 1, &round.demands);
             if *is_clean {
+                // Within u32: the clean rounds' repeats add up to at most
+                // the ticks.
+                let repeat = round.repeat as u32;
                 for &di in &round.demands {
-                    sent[di as usize] += round.repeat;
+                    cells[di as usize].sent += repeat;
                 }
             }
         }
-        (clean, sent)
+        (clean, cells.iter().map(|c| u64::from(c.sent)).collect())
     }
 
     /// Whether every index names a demand and no slot side is used twice
@@ -132,8 +147,19 @@ impl Sides {
         stamp: usize,
         demands: &[u32],
     ) -> bool {
+        self.is_clean_by(|di| packed.get(di).copied(), stamp, demands)
+    }
+
+    /// [`Sides::is_clean`] with each demand's packed ends from `ends`
+    /// (`None`: no such demand).
+    fn is_clean_by(
+        &mut self,
+        ends: impl Fn(usize) -> Option<u32>,
+        stamp: usize,
+        demands: &[u32],
+    ) -> bool {
         for &di in demands {
-            let Some(&e) = packed.get(di as usize) else {
+            let Some(e) = ends(di as usize) else {
                 return false;
             };
             let (s, t) = (
@@ -194,6 +220,12 @@ mod tests {
             let entries = rounds.iter().map(|r| r.demands.len()).sum();
             let one = clean_rounds_in_parts(&inst, &packed, &rounds, entries, 1);
             assert!(one.0.iter().any(|&c| c) && one.0.iter().any(|&c| !c));
+            // The counts are the clean rounds' demands, counted plainly.
+            let mut sent = vec![0u64; packed.len()];
+            for (r, _) in rounds.iter().zip(&one.0).filter(|(_, &c)| c) {
+                r.demands.iter().for_each(|&d| sent[d as usize] += r.repeat);
+            }
+            assert_eq!(one.1, sent);
             for parts in [2, 3, 7] {
                 assert_eq!(
                     clean_rounds_in_parts(&inst, &packed, &rounds, entries, parts),
