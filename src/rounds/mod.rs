@@ -147,7 +147,12 @@ impl Schedule {
         if repeat == 0 || demands.is_empty() {
             return;
         }
-        if demands.windows(2).any(|w| w[0] > w[1]) {
+        // Without an early exit, so that the compiler compares many
+        // neighbours at once (most lists come sorted and are read whole).
+        if demands
+            .windows(2)
+            .fold(false, |unsorted, w| unsorted | (w[0] > w[1]))
+        {
             demands.sort_unstable();
         }
         if let Some(last) = self.rounds.last_mut() {

@@ -140,11 +140,10 @@ fn halve<E: Fn(usize) -> (u32, u32)>(demands: &Demands<'_, E>) -> (Halves, [Vec<
             }
             source = (a, load[0][a], load[1][a]);
         }
-        let second = u64::from(source.1 + load[0][b] > source.2 + load[1][b]);
-        // All ones for the second half (a mask, not a branch: the half
-        // is a coin toss to the branch predictor).
-        let mask = second.wrapping_neg();
-        let (to_first, to_second) = (c & !mask, c & mask);
+        let to_second_half = source.1 + load[0][b] > source.2 + load[1][b];
+        // Not a branch: the half is a coin toss to the branch predictor.
+        let (to_first, to_second) = std::hint::select_unpredictable(to_second_half, (0, c), (c, 0));
+        let second = u64::from(to_second_half);
         source.1 += to_first;
         source.2 += to_second;
         load[0][b] += to_first;
