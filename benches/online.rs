@@ -152,6 +152,11 @@ fn online_replan(c: &mut Criterion) {
                     assert_eq!(held.1.status, Status::Optimal);
                 }
                 let id = format!("{}_n{n}_k{k}", model.as_str());
+                // Edits that fell back to a plan from scratch (a STRICT1
+                // edit whose alternating paths all close on the sender),
+                // timed with the edits as a caller sees them: at most one
+                // in twenty, or this is not an edit's time.
+                let (mut edits, mut fallbacks) = (0u64, 0u64);
                 g.bench_function(BenchmarkId::new("edit", &id), |b| {
                     let mut at = 0;
                     b.iter_custom(|iters| {
@@ -160,12 +165,17 @@ fn online_replan(c: &mut Criterion) {
                             held = planner
                                 .plan_matrix(model, n, BW, Cells::Ints(walk[at]))
                                 .expect("valid plan");
-                            assert_eq!(held.2, PlanKind::Edited);
+                            fallbacks += u64::from(held.2 != PlanKind::Edited);
                             at = (at + 1) % walk.len();
                         }
+                        edits += iters;
                         t.elapsed()
                     })
                 });
+                assert!(
+                    fallbacks * 20 <= edits,
+                    "{id}: {fallbacks} of {edits} edits fell back"
+                );
                 g.bench_function(BenchmarkId::new("scratch", &id), |b| {
                     let mut at = 0;
                     b.iter(|| {

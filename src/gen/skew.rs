@@ -94,6 +94,20 @@ pub(crate) fn test_instance(
     crate::instance::Instance::new(model, n, 64, demands, &Default::default()).expect("valid")
 }
 
+/// The demands of an `n x n` matrix whose off-diagonal entries, row by
+/// row, are `cells` (bits; zero entries and cells past the matrix left
+/// out), for the solvers' property tests.
+#[cfg(test)]
+pub(crate) fn test_matrix_demands(n: u32, cells: &[u64]) -> Vec<Demand> {
+    (0..n)
+        .flat_map(|u| (0..n).map(move |v| (u, v)))
+        .filter(|&(u, v)| u != v)
+        .zip(cells)
+        .filter(|(_, &c)| c > 0)
+        .map(|((src, dst), &bits)| Demand { src, dst, bits })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -509,13 +509,7 @@ mod tests {
             n in 3u32..9,
             cells in proptest::collection::vec(0u64..7, 64),
         ) {
-            let demands: Vec<Demand> = (0..n)
-                .flat_map(|u| (0..n).map(move |v| (u, v)))
-                .filter(|&(u, v)| u != v)
-                .zip(&cells)
-                .filter(|(_, &c)| c > 0)
-                .map(|((src, dst), &bits)| Demand { src, dst, bits })
-                .collect();
+            let demands = crate::gen::skew::test_matrix_demands(n, &cells);
             proptest::prop_assume!(!demands.is_empty());
             for model in [Model::Read1Write1, Model::Strict1] {
                 let inst = Instance::new(model, n, 1, demands.clone(), &Limits::default()).unwrap();

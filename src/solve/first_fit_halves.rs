@@ -140,10 +140,12 @@ fn halve<E: Fn(usize) -> (u32, u32)>(demands: &Demands<'_, E>) -> (Halves, [Vec<
             }
             source = (a, load[0][a], load[1][a]);
         }
-        let to_second_half = source.1 + load[0][b] > source.2 + load[1][b];
-        // Not a branch: the half is a coin toss to the branch predictor.
-        let (to_first, to_second) = std::hint::select_unpredictable(to_second_half, (0, c), (c, 0));
-        let second = u64::from(to_second_half);
+        let second = usize::from(source.1 + load[0][b] > source.2 + load[1][b]);
+        // Chunks to each half picked by index, not by a branch (the half
+        // is a coin toss to the branch predictor; a mask or a multiply
+        // became a branch again).
+        let to = [c, 0];
+        let (to_first, to_second) = (to[second], to[1 - second]);
         source.1 += to_first;
         source.2 += to_second;
         load[0][b] += to_first;
@@ -153,7 +155,7 @@ fn halve<E: Fn(usize) -> (u32, u32)>(demands: &Demands<'_, E>) -> (Halves, [Vec<
         let entry = (i as u32, c as u32);
         halves[0][len.0] = entry;
         halves[1][len.1] = entry;
-        len = (len.0 + (1 - second) as usize, len.1 + second as usize);
+        len = (len.0 + (1 - second), len.1 + second);
     }
     if source.0 != usize::MAX {
         (load[0][source.0], load[1][source.0]) = (source.1, source.2);
@@ -252,12 +254,7 @@ mod tests {
             n in 3u32..10,
             cells in proptest::collection::vec(1u64..10, 90),
         ) {
-            let demands: Vec<Demand> = (0..n)
-                .flat_map(|u| (0..n).map(move |v| (u, v)))
-                .filter(|&(u, v)| u != v)
-                .zip(&cells)
-                .map(|((src, dst), &bits)| Demand { src, dst, bits })
-                .collect();
+            let demands = crate::gen::skew::test_matrix_demands(n, &cells);
             for model in [Model::Read1Write1, Model::Strict1] {
                 let inst = Instance::new(model, n, 1, demands.clone(), &Limits::default()).unwrap();
                 let caps = caps_of(&inst);
