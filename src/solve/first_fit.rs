@@ -91,8 +91,8 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
 }
 
 /// Each tick's demands of `arcs` coloured in `delta` ticks as two halves
-/// on two threads (module `first_fit_halves`), or `None` when the split or a half does
-/// not fit.
+/// on two threads (module `first_fit_halves`), or `None` when the split
+/// or a half does not fit.
 fn fit_in_halves<E: Fn(usize) -> (u32, u32) + Copy + Send + Sync>(
     arcs: Arcs<'_, E>,
     delta: usize,
