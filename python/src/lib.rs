@@ -19,6 +19,7 @@ use tickopt::cli::summary::Summary;
 use tickopt::graph::DemandGraph;
 use tickopt::instance::dense::Cells;
 use tickopt::instance::{Demand, InputError, Instance, Limits, Model, Ports};
+use tickopt::lower::dataflow::{lower_dataflow_rank, Message};
 use tickopt::lower::p2p::{lower_rank, Layout};
 use tickopt::schedule::writers::{write_schedule_file, Format, WriteError};
 use tickopt::schedule::Expansion;
@@ -67,6 +68,9 @@ type PyDemand = (i128, i128, i128, Option<i128>);
 
 /// One rank's program: per tick, `(op, peer, byte_offset, nbytes)`.
 type P2pProgram = Vec<Vec<(&'static str, u32, u64, u64)>>;
+
+/// One rank's sends or receives in order: `(peer, byte_offset, nbytes, first_tick)`.
+type FlowList = Vec<(u32, u64, u64, u64)>;
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -317,6 +321,24 @@ impl NativeSolution {
                         .collect()
                 })
                 .collect())
+        })
+    }
+
+    /// Rank `rank`'s sends and receives, each in tick order, merged into
+    /// messages (`tickopt::lower::dataflow`): two lists of
+    /// `(peer, byte_offset, nbytes, first_tick)`.
+    fn dataflow(&self, py: Python<'_>, rank: i128) -> PyResult<(FlowList, FlowList)> {
+        let rank: u32 = to_uint(rank, "rank", "rank").map_err(value_error)?;
+        detached(py, || {
+            let layout = Layout::new(&self.inst).map_err(value_error)?;
+            let flow = lower_dataflow_rank(&self.inst, &self.sol.schedule, &layout, rank)
+                .map_err(value_error)?;
+            let list = |ms: Vec<Message>| {
+                ms.into_iter()
+                    .map(|m| (m.peer, m.offset, m.bytes, m.first_tick))
+                    .collect()
+            };
+            Ok((list(flow.sends), list(flow.recvs)))
         })
     }
 

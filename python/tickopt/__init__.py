@@ -207,6 +207,15 @@ class Solution:
         ``(op, peer, byte_offset, nbytes)`` (``tickopt::lower::p2p``)."""
         return self._native.p2p(_as_int(rank, "rank"))
 
+    def dataflow(self, rank: int) -> Tuple[List[Tuple[int, int, int, int]], List[Tuple[int, int, int, int]]]:
+        """Rank `rank`'s sends and its receives, each in tick order, as
+        messages ``(peer, byte_offset, nbytes, first_tick)``
+        (``tickopt::lower::dataflow``): consecutive chunks of a demand are
+        one message when both its ends do nothing between them. Posted in
+        order, each transfer waits only for its own two ends (no tick
+        boundary); the k-th send from r to p is the k-th receive at p from r."""
+        return self._native.dataflow(_as_int(rank, "rank"))
+
     def buffer_bytes(self, rank: int) -> Tuple[int, int]:
         """Sizes of rank `rank`'s send and receive buffers in the p2p layout."""
         return self._native.buffer_bytes(_as_int(rank, "rank"))

@@ -29,7 +29,7 @@ import torch
 import torch.distributed as dist
 
 from . import Solution, _as_int
-from ._p2p_run import as_bytes, group_size_rank, plan_units, run_ticks
+from ._p2p_run import as_bytes, group_size_rank, plan_units, run_dataflow, run_ticks, uses_handshakes
 
 #: How many problems a refused ``schedule()`` spells out.
 _SHOWN = 12
@@ -147,12 +147,13 @@ class RemoteCopyService:
     Register with :meth:`register_send` / :meth:`register_receive`, plan
     once with :meth:`schedule` (collective: every rank of `group` calls
     it), then :meth:`run` as often as needed; :meth:`clear_requests` starts
-    over. `chunk_bytes` is the bandwidth per tick (default: the largest
-    pair's bytes, one chunk per pair of ranks); `model` as in
-    :func:`tickopt.solve`.
+    over. `chunk_bytes` is the bandwidth per tick (default: the busiest
+    port's bytes over about 1,024 ticks, :func:`tickopt._p2p_run.auto_chunk`);
+    `model` as in :func:`tickopt.solve` (default READ1_WRITE1: full-duplex
+    ports). The plan runs as dataflow, like :mod:`tickopt.torch`'s.
     """
 
-    def __init__(self, group: Any = None, *, model: str = "STRICT1", chunk_bytes: Optional[int] = None):
+    def __init__(self, group: Any = None, *, model: str = "READ1_WRITE1", chunk_bytes: Optional[int] = None):
         self.group = group
         self.model = model
         self.chunk_bytes = chunk_bytes
@@ -247,7 +248,8 @@ class RemoteCopyService:
         destination, receives by source (the lowering's order), task ids
         ascending within a pair, so both ends agree."""
         r = self.rank
-        self._program = solution.p2p(r)
+        self._dataflow = uses_handshakes(self.group)
+        self._program = solution.dataflow(r) if self._dataflow else solution.p2p(r)
         self._pack, self._unpack = [], []
         ends = [0, 0]
         for side, regs, out in ((0, self._sends, self._pack), (1, self._recvs, self._unpack)):
@@ -286,7 +288,8 @@ class RemoteCopyService:
         for a, b in self._local:
             as_bytes(b.tensor)[b.pos : b.pos + b.size].copy_(read(a.tensor)[a.pos : a.pos + a.size])
         shift = (self.rank, 0)
-        run_ticks(self._program, self._send_buf, self._recv_buf, shift, shift, self.group)
+        run = run_dataflow if self._dataflow else run_ticks
+        run(self._program, self._send_buf, self._recv_buf, shift, shift, self.group)
         for off, q in self._unpack:
             as_bytes(q.tensor)[q.pos : q.pos + q.size].copy_(self._recv_buf[off : off + q.size])
 

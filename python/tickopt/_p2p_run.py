@@ -1,22 +1,31 @@
-"""The runner under ``tickopt.torch``: plan a byte matrix, run one rank's ticks.
+"""The runner under ``tickopt.torch``: plan a matrix, run one rank's part as dataflow.
 
 Both front ends use it: the all-to-all :class:`tickopt.torch.Plan` and the
 remote-copy service (:mod:`tickopt._copy_service`). A plan is made in
 *units*: bytes, or rows for an all-to-all planned in rows; the lowering
-(``tickopt::lower::p2p`` through :meth:`tickopt.Solution.p2p`) then counts
-offsets in the same units and :func:`run_ticks` scales them to bytes.
+(``tickopt::lower::dataflow`` through :meth:`tickopt.Solution.dataflow`)
+then counts offsets in the same units and :func:`run_dataflow` scales
+them to bytes. :func:`run_ticks` runs the per-tick lowering (one
+``batch_isend_irecv`` per tick), kept as the baseline the dataflow
+runner is measured against.
 
 Imported by ``tickopt.torch`` after its check that torch is installed.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+import atexit
+import collections
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import torch.distributed as dist
 
-from . import Solution, solve
+if TYPE_CHECKING:
+    import numpy as np
+
+from . import Planner, Solution, solve
 
 #: One rank's program: per tick, ``(op, peer, offset, count)`` in plan units.
 Program = List[List[Tuple[str, int, int, int]]]
@@ -43,22 +52,181 @@ def row_bytes_of(t: "torch.Tensor") -> int:
     return n
 
 
-def plan_units(matrix: Sequence[Sequence[int]], model: str, chunk: Optional[int]) -> Solution:
+#: The default chunk aims at about this many ticks on the busiest port (messages stay few however small the chunk: consecutive chunks merge)
+#: (see :func:`auto_chunk`).
+TARGET_TICKS = 1024
+
+#: One planner per (group key, ranks, model, chunk): a step whose traffic
+#: changed a little is planned by editing the last plan (DESIGN.md §13).
+_PLANNERS: Dict[Tuple[Any, int, str, int], Planner] = {}
+
+
+def auto_chunk(units: "np.ndarray") -> int:
+    """The default chunk, in plan units, for a matrix of units (diagonal
+    zero): the busiest port's load over :data:`TARGET_TICKS`, rounded up to
+    a power of two (so that steps whose traffic changes a little keep one
+    chunk, and one planner). Under the dataflow runner consecutive chunks of
+    a pair travel as one message, so a small chunk costs planning time, not
+    messages; what it buys is a finer interleaving at the busiest port
+    (DESIGN.md §14)."""
+    busiest = max(int(units.sum(axis=1).max(initial=0)), int(units.sum(axis=0).max(initial=0)), 1)
+    want = max(-(-busiest // TARGET_TICKS), 1)
+    return 1 << (want - 1).bit_length()
+
+
+def plan_units(
+    matrix: Sequence[Sequence[int]], model: str, chunk: Optional[int], key: Any = None
+) -> Solution:
     """The plan for a matrix of units (``matrix[s][d]`` units from s to d;
     the diagonal is copied locally and not planned). `chunk` (units per
-    tick) defaults to the largest demand: one chunk per demand. The matrix
-    goes to the planner as one int64 array (the fast path of
-    :func:`tickopt.solve`, DESIGN.md §13), so planning per call stays cheap
-    when splits change every step."""
+    tick) defaults to :func:`auto_chunk`. With a `key` (one per process
+    group) the plan comes from that key's :class:`tickopt.Planner`, which
+    re-plans by edits when the chunk stays; without one, from
+    :func:`tickopt.solve`. Either way the matrix goes to the planner as one
+    int64 array (DESIGN.md §13)."""
     import numpy as np
 
-    bits = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix)) * 8
-    np.fill_diagonal(bits, 0)
+    units = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix))
+    np.fill_diagonal(units, 0)
     if chunk is None:
-        chunk = max(int(bits.max()) // 8, 1) if bits.size else 1
+        chunk = auto_chunk(units)
     if chunk <= 0:
         raise ValueError(f"chunk size must be > 0, got {chunk}")
-    return solve(bits, bw=chunk * 8, model=model)
+    bits = units * 8
+    if key is None:
+        return solve(bits, bw=chunk * 8, model=model)
+    n = len(units)
+    slot = (key, n, model, chunk)
+    planner = _PLANNERS.get(slot)
+    if planner is None:
+        # One planner per group, ranks and model: a new chunk replaces it.
+        for old in [k for k in _PLANNERS if k[:3] == slot[:3]]:
+            del _PLANNERS[old]
+        planner = _PLANNERS[slot] = Planner(n, bw=chunk * 8, model=model)
+    return planner.solve(bits)
+
+
+#: One rank's flow: its sends and its receives in order, each message
+#: ``(peer, offset, count, first_tick)`` in plan units (:meth:`Solution.dataflow`).
+Flow = Tuple[List[Tuple[int, int, int, int]], List[Tuple[int, int, int, int]]]
+
+
+#: Tags of the runner's control messages: a receiver's "clear to send"
+#: and its "received".
+CTS_TAG, ACK_TAG = 0x7E1, 0x7E2
+
+#: Per data group, the gloo group its control messages travel on.
+_CONTROL: Dict[Any, Any] = {}
+# Dropped before the interpreter tears down: a gloo group that outlives
+# ``destroy_process_group`` until then aborts the process as it goes.
+atexit.register(_CONTROL.clear)
+
+
+def control_group(group: Any) -> Any:
+    """A second gloo group over `group`'s ranks for the runner's control
+    messages (made once, collectively, by `group`'s ranks alone). gloo
+    keeps one TCP connection per pair and group, and a note queued behind
+    megabytes of data on it would arrive only after them: on connections
+    of their own, the notes overtake the data."""
+    key = group if group is not None else dist.group.WORLD
+    cg = _CONTROL.get(key)
+    if cg is None:
+        ranks = None if group is None else dist.get_process_group_ranks(group)
+        cg = _CONTROL[key] = dist.new_group(ranks=ranks, backend="gloo", use_local_synchronization=True)
+    return cg
+
+
+def uses_handshakes(group: Any) -> bool:
+    """Whether :func:`run_dataflow` runs on `group`'s backend: gloo (sends
+    complete into socket buffers). Other backends run tick by tick."""
+    return dist.get_backend(group) == "gloo"
+
+
+def run_dataflow(
+    flow: Flow,
+    send: "torch.Tensor",
+    recv: "torch.Tensor",
+    send_shift: Tuple[int, int],
+    recv_shift: Tuple[int, int],
+    group: Any,
+    scale: int = 1,
+    local: Optional[Callable[[], None]] = None,
+) -> None:
+    """Executes one rank's flow on flat byte buffers as dataflow
+    (DESIGN.md §14): each transfer waits only for its own sender's and
+    receiver's earlier transfers in the plan's order, never for a tick
+    boundary (the lists follow the plan's ticks, so the order is acyclic
+    and cannot deadlock). `local` (the self part's copy) runs while the
+    network works.
+
+    Runtimes complete a send as soon as its bytes sit in socket buffers
+    (gloo's TCP buffers hold megabytes), so a sender that moved on at
+    once would share its link among several messages, and a receiver
+    would take bytes from senders it is not yet receiving from: the plan's
+    order would be lost and the busiest port slowed. So each message is a
+    small handshake: the receiver sends "clear to send" when it is ready
+    for it (its earlier receives done), the sender sends once its earlier
+    message was *received* (the receiver's "received" note) and the
+    receiver cleared it. Each link then carries one message at a time, in
+    the plan's order, for two tiny messages per message (the lists are
+    short: chunks of a pair merge, see ``tickopt::lower::dataflow``). The
+    notes travel on :func:`control_group`'s connections, so that none
+    waits behind data.
+
+    Offsets and counts are in plan units, `scale` bytes each, in the p2p
+    layout (no self part); `*_shift` = (rank, bytes of the self part)
+    re-inserts it for buffers that hold one. Every wait is bounded by the
+    process group's timeout; an error on either side is raised here after
+    both sides stopped."""
+    sends, recvs = flow
+
+    def views(msgs, buf, shift):
+        out = []
+        for peer, off, n, _ in msgs:
+            o, n = off * scale, n * scale
+            o += shift[1] if peer > shift[0] else 0
+            out.append((global_rank(group, peer), buf[o : o + n]))
+        return out
+
+    outgoing = views(sends, send, send_shift)
+    incoming = views(recvs, recv, recv_shift)
+    errors: List[BaseException] = []
+    device = send.device if send.numel() else recv.device
+    notes_group = control_group(group)
+
+    def send_all() -> None:
+        try:
+            note = torch.empty(1, dtype=torch.uint8, device=device)
+            for peer, view in outgoing:
+                dist.irecv(note, peer, group=notes_group, tag=CTS_TAG).wait()
+                dist.isend(view, peer, group=group).wait()
+                dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
+        except BaseException as e:  # raised in the caller once both sides stopped
+            errors.append(e)
+
+    def receive_all() -> None:
+        notes = []
+        try:
+            note = torch.zeros(1, dtype=torch.uint8, device=device)
+            for peer, view in incoming:
+                notes.append(dist.isend(note, peer, group=notes_group, tag=CTS_TAG))
+                dist.irecv(view, peer, group=group).wait()
+                notes.append(dist.isend(note, peer, group=notes_group, tag=ACK_TAG))
+            for w in notes:
+                w.wait()
+        except BaseException as e:
+            errors.append(e)
+
+    sender = threading.Thread(target=send_all, name="tickopt-send", daemon=True)
+    sender.start()
+    try:
+        if local is not None:
+            local()
+        receive_all()
+    finally:
+        sender.join()
+    if errors:
+        raise errors[0]
 
 
 def run_ticks(

@@ -3,11 +3,20 @@
 Every rank derives the same plan itself: the splits are exchanged with one
 collective, then each rank solves the same instance locally (tickopt is
 deterministic: the same demands give the same schedule byte for byte, on
-every rank; the tests check it), so no plan is broadcast. The plan is
-executed as tickopt's ticks: per tick, this rank's operations (lowered by
-``tickopt::lower::p2p`` through :meth:`tickopt.Solution.p2p`) go out as one
-``batch_isend_irecv``; the local part is copied directly. Only torch's own
-calls are used (gloo on CPU, NCCL on GPU), no device code.
+every rank; the tests check it), so no plan is broadcast. Each process keeps
+one :class:`tickopt.Planner` per group, so a step whose traffic changed a
+little is planned by editing the last plan. The plan runs as dataflow
+(DESIGN.md §14): this rank's sends and receives (lowered by
+``tickopt::lower::dataflow`` through :meth:`tickopt.Solution.dataflow`) are
+posted in the plan's order, each transfer waiting only for its own two
+ends, never for a tick boundary; consecutive chunks of one pair go as one
+message, and the local part is copied while the network works. The model
+defaults to READ1_WRITE1 (a port sends one transfer and receives one at a
+time: full-duplex links) and the chunk to :func:`tickopt._p2p_run.auto_chunk`
+(the busiest port's load over about 1,024 ticks). ``runner="ticks"`` runs the
+plan tick by tick instead (one ``batch_isend_irecv`` per tick), the way it
+ran before, for comparison, and the way it runs on backends other than gloo. Only torch's own calls are used (gloo on CPU,
+NCCL on GPU), no device code.
 
 Buffers are viewed as bytes, so any dtype and trailing shape works and the
 result is the bytes torch's ``all_to_all_single`` would deliver. An
@@ -40,7 +49,17 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from . import Solution
 from ._copy_service import RemoteCopy, RemoteCopyService
-from ._p2p_run import as_bytes, group_size_rank, plan_units, row_bytes_of, run_ticks
+from ._p2p_run import (
+    as_bytes,
+    group_size_rank,
+    plan_units,
+    row_bytes_of,
+    run_dataflow,
+    run_ticks,
+    uses_handshakes,
+)
+
+RUNNERS = ("dataflow", "ticks")
 
 __all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopyService", "RemoteCopy"]
 
@@ -60,8 +79,14 @@ class Plan:
         rows: List[List[int]],
         row_bytes: Optional[int],
         group: Any,
+        runner: str = "dataflow",
     ) -> None:
+        if runner not in RUNNERS:
+            raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
         self.solution = solution
+        # The dataflow runner's handshakes are for gloo (sends complete
+        # into socket buffers); other backends run tick by tick.
+        self.runner = runner if uses_handshakes(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
         self.row_bytes = row_bytes
@@ -69,7 +94,7 @@ class Plan:
         r = self.rank
         self.input_split_sizes = [rows[r][d] for d in range(self.world)]
         self.output_split_sizes = [rows[s][r] for s in range(self.world)]
-        self._program = solution.p2p(r)
+        self._program = solution.dataflow(r) if self.runner == "dataflow" else solution.p2p(r)
         # Offsets in the plan's units: rows for a plan in rows, else bytes.
         unit = 1 if row_bytes is None else row_bytes
         self._in_off = sum(self.input_split_sizes[:r]) * unit
@@ -133,10 +158,17 @@ class Plan:
         out = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
         dst = as_bytes(out)
         local, i0, o0 = self._local * scale, self._in_off * scale, self._out_off * scale
-        if local:
-            dst[o0 : o0 + local].copy_(src[i0 : i0 + local])
+
+        def copy_local() -> None:
+            if local:
+                dst[o0 : o0 + local].copy_(src[i0 : i0 + local])
+
         shift = (self.rank, local)
-        run_ticks(self._program, src, dst, shift, shift, self.group, scale)
+        if self.runner == "dataflow":
+            run_dataflow(self._program, src, dst, shift, shift, self.group, scale, local=copy_local)
+        else:
+            copy_local()
+            run_ticks(self._program, src, dst, shift, shift, self.group, scale)
         if out is not output:
             output.copy_(out)
         return output
@@ -207,9 +239,9 @@ def _disagreements(table: List[List[int]], world: int) -> List[str]:
         if rb != rb0:
             out.append(f"rank {r} {rows_of(rb)}, rank 0 {rows_of(rb0)}: dtype or trailing shape differ")
         if ch != ch0:
-            out.append(f"rank {r} chunks by {ch or 'demand'}, rank 0 by {ch0 or 'demand'}")
+            out.append(f"rank {r} chunks by {ch or 'auto'}, rank 0 by {ch0 or 'auto'}")
         if model != model0:
-            out.append(f"rank {r} plans another model than rank 0")
+            out.append(f"rank {r} plans another model or runner than rank 0")
     return out
 
 
@@ -218,11 +250,12 @@ def plan_all_to_all(
     output_split_sizes: Optional[Sequence[int]] = None,
     group: Any = None,
     *,
-    model: str = "STRICT1",
+    model: str = "READ1_WRITE1",
     chunk_bytes: Optional[int] = None,
     row_bytes: Optional[int] = None,
     chunk_rows: Optional[int] = None,
     device: Any = None,
+    runner: str = "dataflow",
     _error: Optional[str] = None,
 ) -> Plan:
     """Plans an all-to-all (collective: every rank of `group` calls it).
@@ -232,7 +265,13 @@ def plan_all_to_all(
     the same on every rank (``Plan.run`` checks it collectively). With
     `row_bytes` (``element_size()`` times the trailing numel) it is made in
     bytes: `chunk_bytes` may cut rows, and runs take rows of exactly that
-    size. The chunk defaults to the largest demand (one chunk per demand).
+    size. The chunk defaults to the busiest port's load over about 1,024
+    ticks, rounded up to a power of two (:func:`tickopt._p2p_run.auto_chunk`).
+    The model defaults to READ1_WRITE1 (full-duplex ports). `runner` is
+    ``"dataflow"`` (default: each transfer waits only for its own two ends)
+    or ``"ticks"`` (one ``batch_isend_irecv`` per tick, for comparison).
+    Plans come from one :class:`tickopt.Planner` per group, so a step whose
+    traffic changed a little is planned by editing the last plan.
     One ``all_gather`` exchanges every rank's splits and arguments; every
     rank then solves the same instance locally. Splits that do not agree
     between ranks (what r sends to p is not what p expects from r), or
@@ -260,7 +299,7 @@ def plan_all_to_all(
     tail = [
         -1 if row_bytes is None else int(row_bytes),
         int(chunk or 0),
-        zlib.crc32(str(model).encode()),
+        zlib.crc32(f"{model}/{runner}".encode()),
         0 if bad is None else 1,
     ]
     mine = torch.tensor(
@@ -284,8 +323,10 @@ def plan_all_to_all(
                     f"rank {r} expects output splits {t[world:2 * world]} but the senders' input splits give {expect}"
                 )
     unit = 1 if row_bytes is None else row_bytes
-    sol = plan_units([[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk)
-    return Plan(sol, rows, row_bytes, group)
+    sol = plan_units(
+        [[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk, key=("a2a", group)
+    )
+    return Plan(sol, rows, row_bytes, group, runner)
 
 
 def all_to_all_single(
@@ -295,11 +336,13 @@ def all_to_all_single(
     input_split_sizes: Optional[Sequence[int]] = None,
     group: Any = None,
     *,
-    model: str = "STRICT1",
+    model: str = "READ1_WRITE1",
     chunk_bytes: Optional[int] = None,
+    runner: str = "dataflow",
 ) -> "torch.Tensor":
-    """``torch.distributed.all_to_all_single``, executed as tickopt's ticks
-    (plans, then runs once; use :func:`plan_all_to_all` to run many times)."""
+    """``torch.distributed.all_to_all_single``, executed as a tickopt plan
+    (plans, through the group's planner, then runs once as dataflow; see the
+    module docs; :func:`plan_all_to_all` plans once to run many times)."""
     world, _ = group_size_rank(group)
     # A local mistake travels with the splits, so every rank raises (none
     # waits in a tick for a rank that gave up).
@@ -329,6 +372,7 @@ def all_to_all_single(
         model=model,
         chunk_bytes=chunk_bytes,
         row_bytes=row_bytes_of(input),
+        runner=runner,
         device=input.device if input.device.type != "cpu" else None,
         _error=error,
     )

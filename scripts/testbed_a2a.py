@@ -1,0 +1,173 @@
+"""Skewed all-to-all on the emulated cluster: torch's ``all_to_all_single``
+against tickopt's runner (dataflow, default arguments), the same plan run
+tick by tick, and the pairwise order through the dataflow runner.
+
+Run it under the testbed (every rank runs this file):
+
+    python -m tickopt.testbed --nodes 8 --nic-mbit 100 -- \\
+        scripts/testbed_a2a.py --workload lognormal --sigma 1.4 --hot-x 5 --steps 15
+
+Every step draws a fresh split matrix (tickopt.workloads, the same on every
+rank), fills each rank's input with a pattern of (rank, step), and runs every
+method on it, in an order that rotates from step to step so that each method
+meets the same minutes of machine noise. A method's time for a step is the
+slowest rank's, measured from a barrier; tickopt's includes its split
+exchange and planning. Every tickopt output is compared byte for byte with
+torch's (a mismatch fails the run). Rank 0 prints one line per method:
+median, p10 and p90 seconds per step, the median over the port bound (the
+busiest port's bytes over the NIC rate, TICKOPT_TESTBED's), the ratio to
+torch, and the ranks' CPU time over the wall time of the host's cores;
+``--json PATH`` writes every step's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import tickopt
+import tickopt.torch as tt
+from tickopt import workloads
+from tickopt._p2p_run import auto_chunk
+
+METHODS = ("torch", "tickopt", "ticks", "pairwise")
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--workload", default="lognormal", choices=sorted(workloads.FAMILIES))
+    p.add_argument("--sigma", type=float, default=1.2)
+    p.add_argument("--hot-x", type=float, default=4.0)
+    p.add_argument("--hot-fraction", type=float, default=1 / 8)
+    p.add_argument("--mean-rows", type=float, default=128)
+    p.add_argument("--row-bytes", type=int, default=4096)
+    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--warmup", type=int, default=1, help="steps run first and not counted")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
+    p.add_argument("--json", default=None, help="rank 0 writes every step's figures here")
+    p.add_argument("--timeout-s", type=float, default=120, help="the process group's timeout")
+    a = p.parse_args(argv)
+    a.methods = [m for m in a.methods.split(",") if m]
+    bad = [m for m in a.methods if m not in METHODS]
+    if bad:
+        p.error(f"unknown method(s) {bad}; of {', '.join(METHODS)}")
+    return a
+
+
+def fill(n_rows: int, row_bytes: int, rank: int, step: int) -> torch.Tensor:
+    k = (rank * 131 + step * 17 + 1) % 251
+    return ((torch.arange(n_rows * row_bytes, dtype=torch.int64) * k + rank) % 253).to(torch.uint8).view(
+        n_rows, row_bytes
+    )
+
+
+def pairwise_plan(rows, row_bytes: int) -> "tt.Plan":
+    """The shift order (round i: r sends to r + i mod n) as a plan, run by the same dataflow runner."""
+    units = np.array(rows, dtype=np.int64) * row_bytes
+    np.fill_diagonal(units, 0)
+    chunk = auto_chunk(units)
+    sol = tickopt.solve(units * 8, bw=chunk * 8, model="READ1_WRITE1", solver="pairwise")
+    return tt.Plan(sol, [list(map(int, r)) for r in rows], row_bytes, None)
+
+
+def run_method(method, out, inp, rows, rank, world, row_bytes):
+    ins = [int(x) for x in rows[rank]]
+    outs = [int(rows[s][rank]) for s in range(world)]
+    if method == "torch":
+        dist.all_to_all_single(out, inp, outs, ins)
+    elif method == "tickopt":
+        tt.all_to_all_single(out, inp, outs, ins)
+    elif method == "ticks":
+        tt.all_to_all_single(out, inp, outs, ins, runner="ticks")
+    else:
+        pairwise_plan(rows, row_bytes).run(out, inp)
+
+
+def main(argv=None) -> int:
+    a = parse(argv)
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.timeout_s))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    topo = json.loads(os.environ.get("TICKOPT_TESTBED", "{}"))
+    nic_bytes_s = topo.get("nic_mbit", 0) * 1e6 / 8
+    cores = os.cpu_count() or 1
+    per_step = []
+    for step in range(a.warmup + a.steps):
+        rows = workloads.matrix(
+            a.workload, world, step, seed=a.seed, mean_rows=a.mean_rows, sigma=a.sigma,
+            hot_x=a.hot_x, hot_fraction=a.hot_fraction,
+        )
+        inp = fill(int(rows[rank].sum()), a.row_bytes, rank, step)
+        n_out = int(rows[:, rank].sum())
+        order = a.methods[step % len(a.methods):] + a.methods[: step % len(a.methods)]
+        outs, wall, cpu = {}, {}, {}
+        for m in order:
+            out = torch.empty((n_out, a.row_bytes), dtype=torch.uint8)
+            dist.barrier()
+            c0, t0 = time.process_time(), time.perf_counter()
+            run_method(m, out, inp, rows, rank, world, a.row_bytes)
+            wall[m], cpu[m] = time.perf_counter() - t0, time.process_time() - c0
+            outs[m] = out
+        ref = outs.get("torch")
+        bad = [m for m in outs if ref is not None and m != "torch" and not torch.equal(outs[m], ref)]
+        figures = torch.tensor(
+            [wall[m] for m in a.methods] + [cpu[m] for m in a.methods] + [len(bad)], dtype=torch.float64
+        )
+        slowest = figures.clone()
+        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+        dist.all_reduce(figures, op=dist.ReduceOp.SUM)
+        if slowest[-1] > 0:
+            if rank == 0:
+                print(f"step {step}: outputs differ from torch's on some rank (methods {bad} here)", file=sys.stderr)
+            return 1
+        k = len(a.methods)
+        bound = workloads.port_bound_bytes(rows, a.row_bytes) / nic_bytes_s if nic_bytes_s else float("nan")
+        if step >= a.warmup:
+            per_step.append(
+                {
+                    "step": step,
+                    "port_bound_s": bound,
+                    "wall_s": dict(zip(a.methods, slowest[:k].tolist())),
+                    "cpu_share": {m: figures[k + i].item() / (cores * slowest[i].item()) for i, m in enumerate(a.methods)},
+                }
+            )
+    if rank == 0:
+        report(a, world, topo, per_step)
+    dist.destroy_process_group()
+    return 0
+
+
+def report(a, world, topo, per_step) -> None:
+    print(
+        f"{a.workload} (sigma {a.sigma}, hot x{a.hot_x}), {world} ranks, NIC {topo.get('nic_mbit')} Mbit/s, "
+        f"rows of {a.row_bytes} B, mean {a.mean_rows:g} rows a pair, {len(per_step)} steps "
+        f"(+{a.warmup} warm-up); outputs byte-equal to torch's"
+    )
+    print(f"{'method':10} {'median s':>9} {'p10 s':>8} {'p90 s':>8} {'/bound':>7} {'/torch':>7} {'cpu':>5}")
+    med_torch = statistics.median(s["wall_s"]["torch"] for s in per_step) if "torch" in a.methods else None
+    summary = {}
+    for m in a.methods:
+        w = sorted(s["wall_s"][m] for s in per_step)
+        rel = statistics.median(s["wall_s"][m] / s["port_bound_s"] for s in per_step)
+        med = statistics.median(w)
+        p10, p90 = w[int(0.1 * (len(w) - 1))], w[int(round(0.9 * (len(w) - 1)))]
+        cpu = statistics.median(s["cpu_share"][m] for s in per_step)
+        vs = f"{med / med_torch:7.3f}" if med_torch else "      -"
+        print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {cpu:5.0%}")
+        summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel, "cpu_share": cpu}
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"args": vars(a), "world": world, "testbed": topo, "summary": summary, "steps": per_step}, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
