@@ -81,7 +81,8 @@ def scenario_plan_reuse_and_determinism(rank, world):
     assert plan.solution.verify(), "plan does not verify"
     assert tickopt.validate(
         [(s, d, rows[s][d] * 12 * 8) for s in range(world) for d in range(world) if s != d and rows[s][d]],
-        plan.solution.schedule, bw=64 * 8, slots=world) == []
+        plan.solution.schedule, bw=64 * 8, slots=world, model=plan.solution.model) == []
+    assert plan.solution.model == "READ1_WRITE1", "the runner's default model is READ1_WRITE1"
     for it in range(3):
         inp = make_input(rows, rank, (3,), torch.float32, 100 + it)
         want, _ = reference(inp, rows, rank, world)
@@ -186,9 +187,11 @@ def scenario_rows_plan_any_row_size(rank, world):
     """One plan in rows (no row_bytes) runs on rows of any size; equal to torch's."""
     rows = skewed_rows(world, 21)
     out_rows = [rows[s][rank] for s in range(world)]
-    plans = [tt.plan_all_to_all(rows[rank], out_rows),
-             tt.plan_all_to_all(rows[rank], out_rows, model="READ1_WRITE1", chunk_rows=5)]
-    assert plans[1].solution.ticks > plans[0].solution.ticks, "chunk_rows=5 did not cut the demands"
+    largest = max(max(r) for r in rows)
+    plans = [tt.plan_all_to_all(rows[rank], out_rows, model="STRICT1", chunk_rows=largest),
+             tt.plan_all_to_all(rows[rank], out_rows)]
+    assert plans[1].solution.ticks > plans[0].solution.ticks, "the default chunk did not cut the demands"
+    assert (plans[0].solution.model, plans[1].solution.model) == ("STRICT1", "READ1_WRITE1")
     cases = [((5,), torch.float32), ((3, 2), torch.bfloat16), ((7,), torch.int8), ((), torch.float64)]
     for p, plan in enumerate(plans):
         assert plan.row_bytes is None
@@ -263,6 +266,7 @@ def scenario_copy_service(rank, world):
     order, self copies, run twice, then clear_requests() and a new pattern;
     compared with direct byte copies of the same sources."""
     svc = tt.RemoteCopyService(chunk_bytes=24)
+    assert (svc.my_pe, svc.n_pes) == (rank, world), (svc.my_pe, svc.n_pes)
     for variant in (0, 1):
         tasks = service_tasks(world, variant)
         srcs = service_source(rank, 0)
@@ -344,6 +348,67 @@ def scenario_bad_shape_raises_everywhere(rank, world):
         raise AssertionError("a wrong input shape on rank 0 was not refused")
 
 
+def scenario_replans_by_edits(rank, world):
+    """Steps whose splits change a little are planned by editing the last
+    plan: the group's planner counts them (tickopt.torch.plan_stats)."""
+    rows = skewed_rows(world, 31)
+    before = tt.plan_stats()
+    steps = 5
+    for step in range(steps):
+        if step:
+            # One entry changes a little: the chunk (a power of two) stays.
+            s_, d_ = step % world, (step + 1) % world
+            rows[s_][d_] = rows[s_][d_] + 1 if rows[s_][d_] else 2
+        inp = make_input(rows, rank, (4,), torch.float32, 300 + step)
+        want, out_rows = reference(inp, rows, rank, world)
+        got = torch.empty_like(want)
+        tt.all_to_all_single(got, inp, out_rows, rows[rank])
+        assert same_bytes(got, want), f"step {step} differs from torch's"
+    after = tt.plan_stats()
+    planned = after["planned"] - before["planned"]
+    edited = after["edited"] - before["edited"]
+    assert planned == steps, (before, after)
+    assert edited >= steps - 2, f"only {edited} of {steps} steps were planned by edits: {after}"
+
+
+def scenario_subgroups(rank, world):
+    """tickopt.torch on subgroups (even and odd ranks side by side, each its
+    own all-to-all) equals torch's on the same subgroups; device= given."""
+    evens, odds = list(range(0, world, 2)), list(range(1, world, 2))
+    groups = [dist.new_group(evens), dist.new_group(odds)]
+    mine = groups[rank % 2]
+    members = evens if rank % 2 == 0 else odds
+    size, me = len(members), members.index(rank)
+    rows = [r[:size] for r in skewed_rows(size, 41 + rank % 2)[:size]]
+    inp = make_input(rows, me, (3,), torch.float32, 500 + rank % 2)
+    out_rows = [rows[s][me] for s in range(size)]
+    want = torch.empty((sum(out_rows), 3), dtype=torch.float32)
+    dist.all_to_all_single(want, inp, out_rows, rows[me], group=mine)
+    got = torch.full_like(want, 9)
+    tt.all_to_all_single(got, inp, out_rows, rows[me], group=mine)
+    assert same_bytes(got, want), "subgroup all_to_all_single differs from torch's"
+    plan = tt.plan_all_to_all(rows[me], out_rows, group=mine, device=torch.device("cpu"), runner="ticks")
+    assert plan.runner == "ticks" and plan.ticks == plan.solution.ticks
+    got2 = torch.full_like(want, 9)
+    plan.run(got2, inp)
+    assert same_bytes(got2, want), "subgroup plan run tick by tick differs from torch's"
+
+
+def scenario_runners_agree(rank, world):
+    """The dataflow runner and the tick-by-tick one deliver the same bytes;
+    an unknown runner is refused on every rank."""
+    rows = skewed_rows(world, 51)
+    inp = make_input(rows, rank, (2,), torch.int32, 600)
+    want, out_rows = reference(inp, rows, rank, world)
+    for runner in ("dataflow", "ticks"):
+        got = torch.zeros_like(want)
+        tt.all_to_all_single(got, inp, out_rows, rows[rank], runner=runner)
+        assert same_bytes(got, want), f"runner {runner} differs from torch's"
+    msg = same_error_everywhere(
+        lambda: tt.all_to_all_single(torch.zeros_like(want), inp, out_rows, rows[rank], runner="lockstep"), world)
+    assert "runner must be one of dataflow, ticks, got 'lockstep'" in msg, msg
+
+
 def scenarios(rank, world):
     yield "a2a_skewed_1d_strict1", lambda: scenario_a2a(rank, world, 1, (), torch.float32, "STRICT1", None)
     yield "a2a_skewed_2d_chunks", lambda: scenario_a2a(rank, world, 2, (3,), torch.float32, "STRICT1", 20)
@@ -360,6 +425,9 @@ def scenarios(rank, world):
     yield "rows_plan_arguments", lambda: scenario_rows_plan_arguments(rank, world)
     yield "copy_service", lambda: scenario_copy_service(rank, world)
     yield "copy_service_unpaired", lambda: scenario_copy_service_unpaired(rank, world)
+    yield "replans_by_edits", lambda: scenario_replans_by_edits(rank, world)
+    yield "subgroups", lambda: scenario_subgroups(rank, world)
+    yield "runners_agree", lambda: scenario_runners_agree(rank, world)
 
 
 def worker(rank, world, port, outdir):

@@ -22,7 +22,16 @@ import torch.multiprocessing as mp  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import dist_worker  # noqa: E402
 
-PORTS = {4: 29641, 8: 29643}
+
+
+def free_port() -> int:
+    """A port nothing listens on now (two test runs side by side do not collide)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
 DEADLINE_S = 300
 SCENARIOS = [name for name, _ in dist_worker.scenarios(0, 4)]
 
@@ -32,7 +41,7 @@ def results(request, tmp_path_factory):
     world = request.param
     outdir = str(tmp_path_factory.mktemp(f"world{world}"))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    ctx = mp.start_processes(dist_worker.worker, args=(world, PORTS[world], outdir),
+    ctx = mp.start_processes(dist_worker.worker, args=(world, free_port(), outdir),
                              nprocs=world, join=False, start_method="spawn")
     import time
 

@@ -61,6 +61,11 @@ TARGET_TICKS = 1024
 _PLANNERS: Dict[Tuple[Any, int, str, int], Planner] = {}
 
 
+#: Plans made through the planners (per process), and how many of them by
+#: editing the one before (:func:`tickopt.torch.plan_stats`).
+PLAN_STATS = {"planned": 0, "edited": 0}
+
+
 def auto_chunk(units: "np.ndarray") -> int:
     """The default chunk, in plan units, for a matrix of units (diagonal
     zero): the busiest port's load over :data:`TARGET_TICKS`, rounded up to
@@ -97,13 +102,16 @@ def plan_units(
         return solve(bits, bw=chunk * 8, model=model)
     n = len(units)
     slot = (key, n, model, chunk)
+    PLAN_STATS["planned"] += 1
     planner = _PLANNERS.get(slot)
     if planner is None:
         # One planner per group, ranks and model: a new chunk replaces it.
         for old in [k for k in _PLANNERS if k[:3] == slot[:3]]:
             del _PLANNERS[old]
         planner = _PLANNERS[slot] = Planner(n, bw=chunk * 8, model=model)
-    return planner.solve(bits)
+    solution = planner.solve(bits)
+    PLAN_STATS["edited"] += int(planner.last_edited)
+    return solution
 
 
 #: One rank's flow: its sends and its receives in order, each message
@@ -114,6 +122,10 @@ Flow = Tuple[List[Tuple[int, int, int, int]], List[Tuple[int, int, int, int]]]
 #: Tags of the runner's control messages: a receiver's "clear to send"
 #: and its "received".
 CTS_TAG, ACK_TAG = 0x7E1, 0x7E2
+
+#: A message of more than twice this goes as a body and a tail of this
+#: many bytes; its handshakes overlap the tail (:func:`run_dataflow`).
+TAIL_BYTES = int(__import__("os").environ.get("TICKOPT_TAIL_BYTES", 64 * 1024))
 
 #: Per data group, the gloo group its control messages travel on.
 _CONTROL: Dict[Any, Any] = {}
@@ -142,6 +154,12 @@ def uses_handshakes(group: Any) -> bool:
     return dist.get_backend(group) == "gloo"
 
 
+def split_tail(n: int) -> int:
+    """Bytes of a message of `n` bytes that travel as its tail (0: none).
+    Both ends compute it from the size alone, so they agree."""
+    return TAIL_BYTES if n > 2 * TAIL_BYTES else 0
+
+
 def run_dataflow(
     flow: Flow,
     send: "torch.Tensor",
@@ -163,15 +181,18 @@ def run_dataflow(
     (gloo's TCP buffers hold megabytes), so a sender that moved on at
     once would share its link among several messages, and a receiver
     would take bytes from senders it is not yet receiving from: the plan's
-    order would be lost and the busiest port slowed. So each message is a
-    small handshake: the receiver sends "clear to send" when it is ready
-    for it (its earlier receives done), the sender sends once its earlier
-    message was *received* (the receiver's "received" note) and the
-    receiver cleared it. Each link then carries one message at a time, in
-    the plan's order, for two tiny messages per message (the lists are
-    short: chunks of a pair merge, see ``tickopt::lower::dataflow``). The
-    notes travel on :func:`control_group`'s connections, so that none
-    waits behind data.
+    order would be lost and the busiest port slowed. So each message comes
+    with a small handshake: the receiver sends "clear to send" when it is
+    ready for it, the sender sends once the receiver cleared it and its
+    own earlier message was received (the receiver's "received" note).
+    Each link then carries one message at a time, in the plan's order. So
+    that the handshakes cost no idle time, a message of more than
+    2 x :data:`TAIL_BYTES` goes as a body and a tail: the receiver notes
+    "received" and clears its next message as soon as the body is in, and
+    the next message starts while the tail is still on the wire. The notes
+    travel on :func:`control_group`'s connections, so none waits behind
+    data. The lists are short (chunks of a pair merge, see
+    ``tickopt::lower::dataflow``): a few notes per message.
 
     Offsets and counts are in plan units, `scale` bytes each, in the p2p
     layout (no self part); `*_shift` = (rank, bytes of the self part)
@@ -185,7 +206,8 @@ def run_dataflow(
         for peer, off, n, _ in msgs:
             o, n = off * scale, n * scale
             o += shift[1] if peer > shift[0] else 0
-            out.append((global_rank(group, peer), buf[o : o + n]))
+            cut = n - split_tail(n)
+            out.append((global_rank(group, peer), buf[o : o + cut], buf[o + cut : o + n]))
         return out
 
     outgoing = views(sends, send, send_shift)
@@ -197,10 +219,17 @@ def run_dataflow(
     def send_all() -> None:
         try:
             note = torch.empty(1, dtype=torch.uint8, device=device)
-            for peer, view in outgoing:
+            tails = []
+            for peer, body, tail in outgoing:
                 dist.irecv(note, peer, group=notes_group, tag=CTS_TAG).wait()
-                dist.isend(view, peer, group=group).wait()
+                works = [dist.isend(body, peer, group=group)]
+                if tail.numel():
+                    works.append(dist.isend(tail, peer, group=group))
+                works[0].wait()
+                tails.extend(works[1:])
                 dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
+            for w in tails:
+                w.wait()
         except BaseException as e:  # raised in the caller once both sides stopped
             errors.append(e)
 
@@ -208,10 +237,18 @@ def run_dataflow(
         notes = []
         try:
             note = torch.zeros(1, dtype=torch.uint8, device=device)
-            for peer, view in incoming:
-                notes.append(dist.isend(note, peer, group=notes_group, tag=CTS_TAG))
-                dist.irecv(view, peer, group=group).wait()
+            if incoming:
+                notes.append(dist.isend(note, incoming[0][0], group=notes_group, tag=CTS_TAG))
+            for k, (peer, body, tail) in enumerate(incoming):
+                # Posted in the order sent: receives of one peer match in order.
+                first = dist.irecv(body, peer, group=group)
+                rest = dist.irecv(tail, peer, group=group) if tail.numel() else None
+                first.wait()
                 notes.append(dist.isend(note, peer, group=notes_group, tag=ACK_TAG))
+                if k + 1 < len(incoming):
+                    notes.append(dist.isend(note, incoming[k + 1][0], group=notes_group, tag=CTS_TAG))
+                if rest is not None:
+                    rest.wait()
             for w in notes:
                 w.wait()
         except BaseException as e:

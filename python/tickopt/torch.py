@@ -36,7 +36,7 @@ ImportError that says so.
 from __future__ import annotations
 
 import zlib
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 try:
     import torch
@@ -50,6 +50,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 from . import Solution
 from ._copy_service import RemoteCopy, RemoteCopyService
 from ._p2p_run import (
+    PLAN_STATS,
     as_bytes,
     group_size_rank,
     plan_units,
@@ -61,7 +62,14 @@ from ._p2p_run import (
 
 RUNNERS = ("dataflow", "ticks")
 
-__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "RemoteCopyService", "RemoteCopy"]
+__all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "plan_stats", "RemoteCopyService", "RemoteCopy"]
+
+
+def plan_stats() -> Dict[str, int]:
+    """This process's plans made through the groups' planners (``planned``)
+    and how many of them were made by editing the plan before (``edited``):
+    a step whose traffic changed a little should count in both."""
+    return dict(PLAN_STATS)
 
 
 class Plan:
