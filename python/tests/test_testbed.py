@@ -123,3 +123,36 @@ def test_skewed_all_to_all_runs_byte_equal(tmp_path):
         # No schedule beats the port bound; each method's time is measured.
         assert all(t > 0.9 * s["port_bound_s"] for t in s["wall_s"].values()), s
     assert ours() == []
+
+
+def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path):
+    """Rank 2 killed mid-run: every other rank raises within the group's
+    timeout (10 s) plus 10 s, the errors name a rank or the timeout, and
+    the testbed removes everything."""
+    start = time.time()
+    p = run_testbed("--nodes", "4", "--nic-mbit", "20", "--kill-rank", "2", "--kill-after-s", "15",
+                    "--grace-s", "40", "--", os.path.join(HERE, "testbed_scripts", "a2a_loop.py"),
+                    env={"PROBE_DIR": str(tmp_path), "A2A_STEPS": "5000", "A2A_TIMEOUT_S": "10", "A2A_CHECK": "0"})
+    assert p.returncode != 0, p.stdout + p.stderr
+    assert "killed rank 2 after 15 s, as asked" in p.stderr
+    killed_at = start + 15
+    for r in (0, 1, 3):
+        got = json.load(open(tmp_path / f"rank{r}.json"))
+        assert "error" in got and got["steps"] > 0, (r, got)  # killed mid-run, not at start
+        assert got["at"] - killed_at < 10 + 10 + 5, (r, got)  # + the start's few seconds
+        # tickopt names this rank and the peer or step it was at; gloo names
+        # the lost peer by its address (rank 2's NIC: 198.18.0.3).
+        assert got["error"].startswith(f"tickopt.torch: rank {r} "), got["error"]
+        why = got["error"].lower()
+        assert "198.18.0.3" in why or "timeout" in why or "timed out" in why, got["error"]
+    assert ours() == []
+
+
+def test_loss_and_a_slow_rank_keep_outputs_byte_equal(tmp_path):
+    p = run_testbed("--nodes", "4", "--nic-mbit", "50", "--loss", "1", "--slow-rank", "1", "--slow-factor", "4",
+                    "--", os.path.join(HERE, "testbed_scripts", "a2a_loop.py"),
+                    env={"PROBE_DIR": str(tmp_path), "A2A_STEPS": "3", "A2A_TIMEOUT_S": "60"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    for r in range(4):
+        assert json.load(open(tmp_path / f"rank{r}.json"))["steps"] == 3
+    assert ours() == []

@@ -215,8 +215,17 @@ def run_dataflow(
     errors: List[BaseException] = []
     device = send.device if send.numel() else recv.device
     notes_group = control_group(group)
+    me = dist.get_rank()
+
+    def failed(e: BaseException, doing: str, peer: Optional[int]) -> BaseException:
+        if not isinstance(e, Exception) or peer is None:
+            return e
+        err = RuntimeError(f"tickopt.torch: rank {me} stopped while {doing} rank {peer}: {e}")
+        err.__cause__ = e
+        return err
 
     def send_all() -> None:
+        peer = None
         try:
             note = torch.empty(1, dtype=torch.uint8, device=device)
             tails = []
@@ -226,33 +235,35 @@ def run_dataflow(
                 if tail.numel():
                     works.append(dist.isend(tail, peer, group=group))
                 works[0].wait()
-                tails.extend(works[1:])
+                tails.extend((peer, w) for w in works[1:])
                 dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
-            for w in tails:
+            for peer, w in tails:
                 w.wait()
         except BaseException as e:  # raised in the caller once both sides stopped
-            errors.append(e)
+            errors.append(failed(e, "sending to", peer))
 
     def receive_all() -> None:
         notes = []
+        peer = None
         try:
             note = torch.zeros(1, dtype=torch.uint8, device=device)
             if incoming:
-                notes.append(dist.isend(note, incoming[0][0], group=notes_group, tag=CTS_TAG))
+                notes.append((incoming[0][0], dist.isend(note, incoming[0][0], group=notes_group, tag=CTS_TAG)))
             for k, (peer, body, tail) in enumerate(incoming):
                 # Posted in the order sent: receives of one peer match in order.
                 first = dist.irecv(body, peer, group=group)
                 rest = dist.irecv(tail, peer, group=group) if tail.numel() else None
                 first.wait()
-                notes.append(dist.isend(note, peer, group=notes_group, tag=ACK_TAG))
+                notes.append((peer, dist.isend(note, peer, group=notes_group, tag=ACK_TAG)))
                 if k + 1 < len(incoming):
-                    notes.append(dist.isend(note, incoming[k + 1][0], group=notes_group, tag=CTS_TAG))
+                    nxt = incoming[k + 1][0]
+                    notes.append((nxt, dist.isend(note, nxt, group=notes_group, tag=CTS_TAG)))
                 if rest is not None:
                     rest.wait()
-            for w in notes:
+            for peer, w in notes:
                 w.wait()
         except BaseException as e:
-            errors.append(e)
+            errors.append(failed(e, "receiving from", peer))
 
     sender = threading.Thread(target=send_all, name="tickopt-send", daemon=True)
     sender.start()

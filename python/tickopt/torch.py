@@ -314,7 +314,13 @@ def plan_all_to_all(
         ins + (outs if outs is not None else [-1] * world) + tail, dtype=torch.int64, device=device
     )
     gathered = [torch.empty_like(mine) for _ in range(world)]
-    dist.all_gather(gathered, mine, group=group)
+    try:
+        dist.all_gather(gathered, mine, group=group)
+    except RuntimeError as e:
+        raise RuntimeError(
+            f"tickopt.torch: rank {rank} could not exchange the splits with the group "
+            f"(a rank lost, or the group's timeout): {e}"
+        ) from e
     table = [g.cpu().tolist() for g in gathered]
     if any(t[-1] for t in table):
         ranks = [r for r, t in enumerate(table) if t[-1]]

@@ -24,7 +24,7 @@ From Python::
 from __future__ import annotations
 
 import random
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from .cpu import CpuReport, CpuSampler
 from .launch import TIMED_OUT, Ranks
@@ -71,16 +71,18 @@ class Testbed:
         grace_s: float = 30.0,
         port: Optional[int] = None,
         env: Optional[dict] = None,
+        kill: Optional[Tuple[int, float]] = None,
     ) -> int:
         """Runs ``python *argv`` in every rank and returns the exit status
-        (0 when every rank succeeded; see :meth:`.launch.Ranks.wait`).
+        (0 when every rank succeeded; see :meth:`.launch.Ranks.wait`;
+        `kill` = (rank, seconds) kills that rank mid-run).
         Host CPU use over the run is left in :attr:`cpu`."""
         ranks = Ranks(self.net, argv, port or random.randint(20000, 60000), env)
         self._ranks = ranks
         sampler = CpuSampler().start()
         try:
             ranks.start()
-            return ranks.wait(timeout_s, grace_s)
+            return ranks.wait(timeout_s, grace_s, kill)
         finally:
             ranks.kill()
             self.cpu = sampler.stop()

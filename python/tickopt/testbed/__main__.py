@@ -38,6 +38,15 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--queue-ms", type=float, default=20.0,
                    help="each link direction's queue, in ms at its rate (default 20)")
+    faults = p.add_argument_group("faults (removed with everything else)")
+    faults.add_argument("--loss", type=float, default=0.0, metavar="PCT",
+                        help="drop PCT percent of every rank's incoming TCP packets at random (nftables)")
+    faults.add_argument("--slow-rank", type=int, default=None, metavar="R",
+                        help="rank R's NIC runs at 1/--slow-factor of the rate, both ways")
+    faults.add_argument("--slow-factor", type=float, default=2.0, metavar="F", help="default 2")
+    faults.add_argument("--kill-rank", type=int, default=None, metavar="R",
+                        help="kill rank R's processes (SIGKILL) after --kill-after-s seconds")
+    faults.add_argument("--kill-after-s", type=float, default=5.0, metavar="S", help="default 5")
     p.add_argument("--timeout-s", type=float, default=None,
                    help="kill every rank after this many seconds (exit status 124)")
     p.add_argument("--grace-s", type=float, default=30.0,
@@ -61,7 +70,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             file=sys.stderr,
         )
         return 2
-    topo = Topology(a.nodes, a.gpus_per_node, a.nic_mbit, a.nvlink_mbit, a.queue_ms)
+    topo = Topology(
+        a.nodes, a.gpus_per_node, a.nic_mbit, a.nvlink_mbit, a.queue_ms,
+        slow_rank=a.slow_rank, slow_factor=a.slow_factor if a.slow_rank is not None else 1.0, loss_pct=a.loss,
+    )
+    if a.kill_rank is not None and not 0 <= a.kill_rank < topo.ranks:
+        print(f"testbed: --kill-rank {a.kill_rank} is not a rank (0..{topo.ranks - 1})", file=sys.stderr)
+        return 2
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _interrupt)
     try:
@@ -73,7 +88,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 (", NVLink unshaped" if topo.gpus_per_node > 1 else "")
             )
             print(f"testbed: {topo.nodes} node(s) x {topo.gpus_per_node} rank(s), {links}", file=sys.stderr)
-            status = tb.run([a.script] + a.args, timeout_s=a.timeout_s, grace_s=a.grace_s)
+            kill = None if a.kill_rank is None else (a.kill_rank, a.kill_after_s)
+            status = tb.run([a.script] + a.args, timeout_s=a.timeout_s, grace_s=a.grace_s, kill=kill)
         left = tb.close()
         if tb.cpu is not None:
             print(f"testbed: {time.monotonic() - start:.1f} s; {tb.cpu.line()}", file=sys.stderr)

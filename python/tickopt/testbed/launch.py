@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict
-from typing import IO, List, Optional, Sequence
+from typing import IO, List, Optional, Sequence, Tuple
 
 from .net import Network, Topology
 
@@ -41,6 +41,7 @@ class Ranks:
         self.extra_env = dict(extra_env or {})
         self.logdir = tempfile.mkdtemp(prefix="tickopt-testbed-")
         self.procs: List[subprocess.Popen] = []
+        self.killed_at: Optional[float] = None
         self._logs: List[IO] = []
 
     def env(self, rank: int) -> dict:
@@ -81,12 +82,15 @@ class Ranks:
     def log_path(self, rank: int) -> str:
         return os.path.join(self.logdir, f"rank{rank}.log")
 
-    def wait(self, timeout_s: Optional[float], grace_s: float) -> int:
+    def wait(self, timeout_s: Optional[float], grace_s: float, kill: Optional[Tuple[int, float]] = None) -> int:
         """Waits for every rank. When one fails, the others get `grace_s`
         seconds to end (their process group's timeout should fire) before
-        they are killed; past `timeout_s` all are killed. Returns 0, the
-        first failing rank's status, or TIMED_OUT."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        they are killed; past `timeout_s` all are killed. `kill` = (rank,
+        seconds): that rank's processes are killed with SIGKILL after that
+        long (a fault to test: the others should fail, not hang). Returns
+        0, the first failing rank's status, or TIMED_OUT."""
+        start = time.monotonic()
+        deadline = None if timeout_s is None else start + timeout_s
         failed_at = None
         status = 0
         while True:
@@ -94,6 +98,11 @@ class Ranks:
             if all(c is not None for c in codes):
                 break
             now = time.monotonic()
+            if kill is not None and now - start >= kill[1]:
+                _killpg(self.procs[kill[0]])
+                self.killed_at = now
+                print(f"testbed: killed rank {kill[0]} after {kill[1]:g} s, as asked", file=sys.stderr)
+                kill = None
             bad = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)]
             if bad and failed_at is None:
                 failed_at = now
@@ -126,11 +135,7 @@ class Ranks:
 
     def kill(self) -> None:
         for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            _killpg(p)
         for p in self.procs:
             try:
                 p.wait(timeout=10)
@@ -138,6 +143,14 @@ class Ranks:
                 pass
         for f in self._logs:
             f.close()
+
+
+def _killpg(p: subprocess.Popen) -> None:
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _tail(path: str, lines: int = 15) -> str:

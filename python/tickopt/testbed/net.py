@@ -49,10 +49,20 @@ class Topology:
     #: Token-bucket queue per link direction, in milliseconds at its rate
     #: (a switch port's buffer): packets beyond it are dropped.
     queue_ms: float = 20.0
+    #: Faults (issue 56): one rank whose NIC runs at 1/slow_factor of the
+    #: rate (both directions), and a share of every rank's incoming TCP
+    #: packets dropped (nftables), in percent.
+    slow_rank: Optional[int] = None
+    slow_factor: float = 1.0
+    loss_pct: float = 0.0
 
     @property
     def ranks(self) -> int:
         return self.nodes * self.gpus_per_node
+
+    def nic_rate(self, rank: int) -> float:
+        """Rank `rank`'s NIC rate in Mbit/s (the slow rank's is divided)."""
+        return self.nic_mbit / (self.slow_factor if rank == self.slow_rank else 1.0)
 
     def nic_ip(self, rank: int) -> str:
         return str(NIC_NET.network_address + rank + 1)
@@ -77,6 +87,12 @@ class Topology:
             raise TestbedError("--nvlink-mbit needs --gpus-per-node > 1 (NVLink joins the GPUs of a node)")
         if not self.queue_ms > 0:
             raise TestbedError(f"the queue must be > 0 ms, got {self.queue_ms}")
+        if self.slow_rank is not None and not 0 <= self.slow_rank < self.ranks:
+            raise TestbedError(f"--slow-rank {self.slow_rank} is not a rank (0..{self.ranks - 1})")
+        if not self.slow_factor >= 1:
+            raise TestbedError(f"--slow-factor must be >= 1, got {self.slow_factor}")
+        if not 0 <= self.loss_pct < 100:
+            raise TestbedError(f"--loss must be a percentage in [0, 100), got {self.loss_pct}")
 
 
 def preflight() -> None:
@@ -111,6 +127,22 @@ def batch(ns: str, lines: List[str]) -> None:
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise TestbedError(f"ip -n {ns} -batch failed: {p.stderr.strip()}")
+
+
+def drop_share(ns: str, pct: float) -> None:
+    """Drops `pct` percent of the TCP packets namespace `ns` receives, at
+    random (an nftables rule in a table of the namespace's own)."""
+    if shutil.which("nft") is None:
+        raise TestbedError("--loss needs nftables (Debian: apt-get install nftables; scripts/setup.sh installs it)")
+    per_million = int(round(pct * 10_000))
+    rules = (
+        "add table inet tkb\n"
+        "add chain inet tkb in { type filter hook input priority 0; policy accept; }\n"
+        f"add rule inet tkb in meta l4proto tcp numgen random mod 1000000 < {per_million} drop\n"
+    )
+    p = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=rules, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise TestbedError(f"nft in {ns} failed: {p.stderr.strip()}")
 
 
 def shape(ns: str, dev: str, mbit: float, queue_ms: float) -> None:
@@ -189,8 +221,10 @@ class Network:
             batch(sw, [c for port in names for c in (f"link set {port} master br0", f"link set {port} up")])
         for r in range(t.ranks):
             ns = ranks[r]
-            shape(ns, "nic0", t.nic_mbit, t.queue_ms)
-            shape(self.spine_ns, f"p{r}", t.nic_mbit, t.queue_ms)
+            shape(ns, "nic0", t.nic_rate(r), t.queue_ms)
+            shape(self.spine_ns, f"p{r}", t.nic_rate(r), t.queue_ms)
+            if t.loss_pct > 0:
+                drop_share(ns, t.loss_pct)
             if nvlink and t.nvlink_mbit is not None:
                 node, local = divmod(r, g)
                 shape(ns, "nvl0", t.nvlink_mbit, t.queue_ms)

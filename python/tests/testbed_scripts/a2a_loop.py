@@ -1,0 +1,49 @@
+"""Run by every rank under the testbed (test_testbed.py): skewed all-to-alls
+with tickopt.torch for A2A_STEPS steps, each output compared with torch's
+own (unless A2A_CHECK=0); writes $PROBE_DIR/rank{RANK}.json with
+the steps done, and on an error its message and the time it was raised
+(time.time(), so the test can compare it with the kill)."""
+
+import datetime
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import tickopt.torch as tt
+from tickopt import workloads
+
+rank = int(os.environ["RANK"])
+out = {"steps": 0}
+path = os.path.join(os.environ["PROBE_DIR"], f"rank{rank}.json")
+timeout = float(os.environ.get("A2A_TIMEOUT_S", "10"))
+check = os.environ.get("A2A_CHECK", "1") == "1"
+try:
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout))
+    world = dist.get_world_size()
+    for step in range(int(os.environ.get("A2A_STEPS", "5"))):
+        rows = workloads.matrix("lognormal", world, step, seed=3, mean_rows=16, sigma=1.4, hot_x=5)
+        n_in, n_out = int(rows[rank].sum()), int(rows[:, rank].sum())
+        inp = torch.from_numpy(np.random.default_rng([rank, step]).integers(0, 255, (n_in, 1024), dtype=np.uint8))
+        ins, outs = [int(x) for x in rows[rank]], [int(rows[s][rank]) for s in range(world)]
+        got = torch.empty((n_out, 1024), dtype=torch.uint8)
+        tt.all_to_all_single(got, inp, outs, ins)
+        if check:
+            want = torch.empty_like(got)
+            dist.all_to_all_single(want, inp, outs, ins)
+            if not torch.equal(got, want):
+                raise AssertionError(f"step {step}: output differs from torch's")
+        out["steps"] = step + 1
+        with open(path, "w") as f:
+            json.dump(out, f)
+    dist.destroy_process_group()
+except Exception as e:
+    out.update(error=str(e).splitlines()[0], at=time.time())
+    with open(path, "w") as f:
+        json.dump(out, f)
+    print(f"rank {rank}: {out['error']}", flush=True)
+    sys.exit(1)
