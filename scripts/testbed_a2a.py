@@ -14,15 +14,17 @@ meets the same minutes of machine noise. A method's time for a step is the
 slowest rank's, measured from a barrier; tickopt's includes its split
 exchange and planning. Every tickopt output is compared byte for byte with
 torch's (a mismatch fails the run). Rank 0 prints one line per method:
-median, p10 and p90 seconds per step, the median over the port bound (the
-busiest port's bytes over the NIC rate, TICKOPT_TESTBED's), the ratio to
-torch, and the ranks' CPU time over the wall time of the host's cores;
+median, p10 and p90 seconds per step, the median over the steps of each
+step's time over its port bound (the busiest port's bytes over the NIC
+rate, TICKOPT_TESTBED's) and over torch's time for the same step, and the
+ranks' CPU time over the wall time of the host's cores;
 ``--json PATH`` writes every step's figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import datetime
 import json
 import os
@@ -98,7 +100,10 @@ def main(argv=None) -> int:
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.timeout_s))
     rank, world = dist.get_rank(), dist.get_world_size()
     topo = json.loads(os.environ.get("TICKOPT_TESTBED", "{}"))
-    nic_bytes_s = topo.get("nic_mbit", 0) * 1e6 / 8
+    # Each rank's NIC rate in bytes per second (a slow rank's divided).
+    rates = np.full(world, topo.get("nic_mbit", 0) * 1e6 / 8)
+    if topo.get("slow_rank") is not None:
+        rates[topo["slow_rank"]] /= topo.get("slow_factor", 1.0)
     cores = os.cpu_count() or 1
     per_step = []
     for step in range(a.warmup + a.steps):
@@ -130,12 +135,15 @@ def main(argv=None) -> int:
                 print(f"step {step}: outputs differ from torch's on some rank (methods {bad} here)", file=sys.stderr)
             return 1
         k = len(a.methods)
-        bound = workloads.port_bound_bytes(rows, a.row_bytes) / nic_bytes_s if nic_bytes_s else float("nan")
+        bound, bounding = (
+            workloads.port_bound_seconds(rows, a.row_bytes, rates) if rates.all() else (float("nan"), -1)
+        )
         if step >= a.warmup:
             per_step.append(
                 {
                     "step": step,
                     "port_bound_s": bound,
+                    "bounding_rank": bounding,
                     "wall_s": dict(zip(a.methods, slowest[:k].tolist())),
                     "cpu_share": {m: figures[k + i].item() / (cores * slowest[i].item()) for i, m in enumerate(a.methods)},
                 }
@@ -152,8 +160,10 @@ def report(a, world, topo, per_step) -> None:
         f"rows of {a.row_bytes} B, mean {a.mean_rows:g} rows a pair, {len(per_step)} steps "
         f"(+{a.warmup} warm-up); outputs byte-equal to torch's"
     )
+    counts = collections.Counter(s["bounding_rank"] for s in per_step)
+    print("the busiest port (the bound) was rank " + ", ".join(f"{r} ({k} steps)" for r, k in counts.most_common()))
     print(f"{'method':10} {'median s':>9} {'p10 s':>8} {'p90 s':>8} {'/bound':>7} {'/torch':>7} {'cpu':>5}")
-    med_torch = statistics.median(s["wall_s"]["torch"] for s in per_step) if "torch" in a.methods else None
+    print("(/bound, /torch: medians over the steps of each step's ratio; cpu: the ranks' CPU time over the host's)")
     summary = {}
     for m in a.methods:
         w = sorted(s["wall_s"][m] for s in per_step)
@@ -161,9 +171,13 @@ def report(a, world, topo, per_step) -> None:
         med = statistics.median(w)
         p10, p90 = w[int(0.1 * (len(w) - 1))], w[int(round(0.9 * (len(w) - 1)))]
         cpu = statistics.median(s["cpu_share"][m] for s in per_step)
-        vs = f"{med / med_torch:7.3f}" if med_torch else "      -"
+        vs_torch = (
+            statistics.median(s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step) if "torch" in a.methods else None
+        )
+        vs = f"{vs_torch:7.3f}" if vs_torch is not None else "      -"
         print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {cpu:5.0%}")
-        summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel, "cpu_share": cpu}
+        summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel,
+                      "median_over_torch": vs_torch, "cpu_share": cpu}
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "world": world, "testbed": topo, "summary": summary, "steps": per_step}, f, indent=1)

@@ -24,7 +24,7 @@ from typing import Callable, Dict
 
 import numpy as np
 
-__all__ = ["FAMILIES", "matrix", "port_bound_bytes"]
+__all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds"]
 
 
 def _lognormal(world: int, rng: np.random.Generator, mean_rows: float, sigma: float) -> np.ndarray:
@@ -120,3 +120,14 @@ def port_bound_bytes(rows: np.ndarray, row_bytes: int) -> int:
     m = np.array(rows, dtype=np.int64)
     np.fill_diagonal(m, 0)
     return int(max(m.sum(axis=1).max(initial=0), m.sum(axis=0).max(initial=0))) * row_bytes
+
+
+def port_bound_seconds(rows: np.ndarray, row_bytes: int, rates: "np.ndarray") -> "tuple[float, int]":
+    """The port bound with a rate per rank (bytes per second each way, a
+    slow rank's lower): the largest of each rank's sends and receives over
+    its rate, and the rank that attains it."""
+    m = np.array(rows, dtype=np.int64)
+    np.fill_diagonal(m, 0)
+    per_rank = np.maximum(m.sum(axis=1), m.sum(axis=0)) * row_bytes / np.asarray(rates, dtype=np.float64)
+    r = int(np.argmax(per_rank))
+    return float(per_rank[r]), r
