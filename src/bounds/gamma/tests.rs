@@ -349,10 +349,10 @@ fn random_against_brute_force_both_outcomes() {
     );
 }
 
-/// Long run (`cargo test --release -- --ignored`): 40 000 instances of up
-/// to 16 slots, every combination of speed-ups.
+/// Long run: 40 000 instances of up to 16 slots, every combination of
+/// speed-ups (scripts/external_checks.sh runs it).
 #[test]
-#[ignore]
+#[ignore = "long run (minutes): scripts/external_checks.sh"]
 fn stress_against_brute_force() {
     let mut rng = Rng(987_654_321);
     for _ in 0..40_000 {
