@@ -3,8 +3,6 @@
 # `#[ignore = "..."]` in the code (cargo test reports it as ignored, with
 # that reason; scripts/ignored_tests.py lists them at the end of
 # scripts/test.sh), and this script runs them with `--ignored`:
-#   - the Gamma stress run against brute force (src/bounds/gamma/tests.rs):
-#     needs only time (minutes), so it always runs;
 #   - tests/msccl_tools.rs when TICKOPT_MSCCL_TOOLS names a
 #     microsoft/msccl-tools checkout (TICKOPT_MSCCL_PYTHON: a Python with
 #     lxml, z3-solver and igraph; default python3);
@@ -25,9 +23,6 @@ attempt() { # label, command...
   echo "== external: $what" >&2
   if "$@"; then ran+=("$what"); else failed+=("$what"); fi
 }
-
-attempt "Gamma stress run against brute force" \
-  cargo test --release --locked --lib stress_against_brute_force -- --ignored
 
 if [ -n "${TICKOPT_MSCCL_TOOLS:-}" ]; then
   attempt "msccl-tools examples" cargo test --release --locked --test msccl_tools -- --ignored

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Tests scripts/setup.sh from the missing state, the way a fresh machine of
-# the project's kind has it (libclang-cpp present, libclang, cmake and
-# chromium not):
+# Tests scripts/setup.sh (with --tests, as scripts/test.sh runs it) from
+# the missing state, the way a fresh machine of the project's kind has it
+# (libclang-cpp present; libclang, cmake and chromium not):
 #   1. removes the packages setup.sh installs (cmake, libclang-dev and the
 #      libclang packages it pulls in, chromium), and only those: it first
 #      simulates the removal and refuses if apt would take anything else
@@ -54,14 +54,14 @@ if [ ${#installed[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get remove -y -qq "${installed[@]}" >/dev/null
 fi
 
-if scripts/setup.sh --check 2>/dev/null; then
+if scripts/setup.sh --check --tests 2>/dev/null; then
   echo "setup_check: FAIL: setup.sh --check passes with cmake and libclang-dev removed" >&2
   exit 1
 fi
 echo "setup_check: setup.sh --check reports them missing, as it should" >&2
 
-scripts/setup.sh
-scripts/setup.sh --check
+scripts/setup.sh --tests
+scripts/setup.sh --check --tests
 lib=$(find /usr/lib \( -name 'libclang.so*' -o -name 'libclang-[0-9]*.so*' \) 2>/dev/null | head -1)
 if [ -z "$lib" ]; then
   echo "setup_check: FAIL: setup.sh ran but no libclang (other than libclang-cpp) is installed" >&2

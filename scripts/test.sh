@@ -3,7 +3,7 @@
 # since the LP/ILP solvers are heavy), then interop tests against
 # copyspace-guard (validate and audit --solver-plugin), then the Python
 # package's. About 20 minutes on this project's 2-core machines.
-# Installs what is missing first: scripts/setup.sh (cmake, libclang-dev,
+# Installs what is missing first: scripts/setup.sh --tests (cmake, libclang-dev,
 # chromium for the HTML screenshot, the `rate` DRAT checker) and
 # copyspace-guard's venv (target/cg-venv, from ../shared), so the tests that
 # use them run; none of them is skipped. The tests CI cannot run (GPU,
@@ -11,7 +11,7 @@
 # the end, and run by scripts/external_checks.sh where their tool is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --tests
 
 echo "== module graph: no circles, no imports against the layers (doc/design.md §6)" >&2
 python3 scripts/module_graph.py
