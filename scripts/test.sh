@@ -7,7 +7,7 @@
 # chromium for the HTML screenshot, the `rate` DRAT checker) and
 # copyspace-guard's venv (target/cg-venv, from ../shared), so the tests that
 # use them run; none of them is skipped. The tests CI cannot run (GPU,
-# msccl-tools, MSCCL++, long runs) are ignored with their reason, listed at
+# msccl-tools, MSCCL++) are ignored with their reason, listed at
 # the end, and run by scripts/external_checks.sh where their tool is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
