@@ -27,7 +27,7 @@ mkdir -p "$OUT"
 : > "$OUT/tests.txt"
 for t in "$BIN"/test-*; do
   echo "== $t" >> "$OUT/tests.txt"
-  TICKOPT_CUDA_TESTS=1 "$t" --test-threads=1 >> "$OUT/tests.txt" 2>&1
+  TICKOPT_CUDA_TESTS=1 "$t" --include-ignored --test-threads=1 >> "$OUT/tests.txt" 2>&1
   echo "== $t exit $?" >> "$OUT/tests.txt"
 done
 grep -E "^== |test result" "$OUT/tests.txt"

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing tickopt needs and is missing:
 # cmake and libclang-dev (HiGHS is built from source by the highs-sys crate,
-# whose bindgen loads libclang at build time), and python3 for the interop
-# tests. Safe to run repeatedly; does nothing when everything is present.
+# whose bindgen loads libclang at build time) and python3 for the interop
+# tests; with `--tests` (scripts/test.sh) also what the test suite runs:
+# chromium (Debian's package: tests/audit_html.rs renders the audit page
+# headless and measures it) and `rate`, a DRAT proof checker from crates.io
+# (`cargo install rate --locked`, about 2 minutes; tests/drat_external.rs
+# checks tickopt's refutations with it). Safe to run repeatedly; does
+# nothing when everything is present.
 #
 # How "present" is decided: on Debian and its derivatives by package status
 # (dpkg-query), never by globbing for files — /usr/lib/llvm-*/lib/libclang*
@@ -13,13 +18,19 @@
 # libclang-cpp), in LIBCLANG_PATH, `llvm-config --libdir` and the usual
 # library directories.
 #
-# `scripts/setup.sh --check` only reports (exit 0 when nothing is missing,
-# 1 otherwise); scripts/setup_check.sh uses it to test this script from the
-# missing state.
+# `scripts/setup.sh --check [--tests]` only reports (exit 0 when nothing is
+# missing, 1 otherwise); scripts/setup_check.sh uses it to test this script
+# from the missing state.
 set -euo pipefail
 
-check_only=0
-[ "${1:-}" = "--check" ] && check_only=1
+check_only=0 tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=1 ;;
+    --tests) tests=1 ;;
+    *) echo "setup: unknown argument $arg (--check, --tests)" >&2; exit 1 ;;
+  esac
+done
 
 have_dpkg() { command -v dpkg-query >/dev/null 2>&1; }
 
@@ -50,6 +61,14 @@ libclang_file() {
   return 1
 }
 
+# The DRAT checker's crate and version (tests/drat_external.rs runs it).
+RATE_VERSION=0.3.0
+rate_bin() {
+  if command -v rate >/dev/null 2>&1; then command -v rate; return 0; fi
+  local b="${CARGO_HOME:-$HOME/.cargo}/bin/rate"
+  [ -x "$b" ] && echo "$b"
+}
+
 need=()
 if have_dpkg; then
   deb_installed cmake || need+=(cmake)
@@ -59,18 +78,30 @@ if have_dpkg; then
     deb_installed libclang-dev || need+=(libclang-dev)
   fi
   command -v python3 >/dev/null 2>&1 || need+=(python3)
+  [ $tests = 0 ] || deb_installed chromium || need+=(chromium)
 else
   command -v cmake >/dev/null 2>&1 || need+=(cmake)
   libclang_file >/dev/null || need+=(libclang-dev)
   command -v python3 >/dev/null 2>&1 || need+=(python3)
+  if [ $tests = 1 ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    need+=(chromium)
+  fi
 fi
+need_rate=0
+[ $tests = 0 ] || rate_bin >/dev/null || need_rate=1
 
 if [ $check_only = 1 ]; then
-  if [ ${#need[@]} -gt 0 ]; then
-    echo "setup: missing ${need[*]}" >&2
+  missing=("${need[@]}")
+  [ $need_rate = 1 ] && missing+=("rate (crates.io)")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: missing ${missing[*]}" >&2
     exit 1
   fi
-  echo "setup: cmake $(cmake --version | head -1 | awk '{print $3}'), libclang $(libclang_file || echo '(not found)')" >&2
+  found="cmake $(cmake --version | head -1 | awk '{print $3}'), libclang $(libclang_file || echo '(not found)')"
+  if [ $tests = 1 ]; then
+    found="$found, $( (chromium --version || chromium-browser --version) 2>/dev/null), rate at $(rate_bin)"
+  fi
+  echo "setup: $found" >&2
   exit 0
 fi
 
@@ -96,3 +127,17 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found; install Rust (https://rustup.rs)" >&2; exit 1; }
+if [ $need_rate = 1 ]; then
+  echo "setup: installing rate $RATE_VERSION (DRAT checker) with cargo install" >&2
+  log=$(mktemp)
+  # Its own target dir: a CARGO_TARGET_DIR set for tickopt stays clean.
+  build=$(mktemp -d)
+  if ! CARGO_TARGET_DIR=$build cargo install rate --version "$RATE_VERSION" --locked >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -rf "$log" "$build"
+    echo "setup: cargo install rate failed (output above)" >&2
+    exit 1
+  fi
+  rm -rf "$log" "$build"
+  rate_bin >/dev/null || { echo "setup: rate installed but not found in PATH or ${CARGO_HOME:-$HOME/.cargo}/bin" >&2; exit 1; }
+fi

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Tests scripts/setup.sh from the missing state, the way a fresh machine of
-# the project's kind has it (libclang-cpp present, libclang and cmake not):
+# Tests scripts/setup.sh (with --tests, as scripts/test.sh runs it) from
+# the missing state, the way a fresh machine of the project's kind has it
+# (libclang-cpp present; libclang, cmake and chromium not):
 #   1. removes the packages setup.sh installs (cmake, libclang-dev and the
-#      libclang packages it pulls in), and only those: it first simulates the
-#      removal and refuses if apt would take anything else with them;
+#      libclang packages it pulls in, chromium), and only those: it first
+#      simulates the removal and refuses if apt would take anything else
+#      with them;
 #   2. checks that `setup.sh --check` now reports them missing;
-#   3. runs setup.sh, checks `setup.sh --check` passes and a libclang that
-#      clang-sys accepts (not libclang-cpp) is on disk;
+#   3. runs setup.sh, checks `setup.sh --check` passes, a libclang that
+#      clang-sys accepts (not libclang-cpp) is on disk and chromium renders
+#      a page headless;
 #   4. rebuilds highs-sys (bindgen + cmake) so the build must find them.
+# The `rate` DRAT checker (cargo install, minutes to build) is left in
+# place; `setup.sh --check` reports it when missing.
 # CI runs it before the test suite (.ci/run). Needs root (or sudo) and apt;
 # elsewhere it says why and skips. It changes installed packages: run it on
 # a machine you use for tickopt builds, not on a workstation you care about.
@@ -26,7 +31,7 @@ if [ "$(id -u)" != 0 ]; then
   fi
 fi
 
-allowed=(cmake cmake-data libclang-dev)
+allowed=(cmake cmake-data libclang-dev chromium)
 for p in $(dpkg-query -W -f='${Package}\n' 'libclang-[0-9]*-dev' 'libclang-common-[0-9]*-dev' 'libclang1-[0-9]*' 2>/dev/null); do
   allowed+=("$p")
 done
@@ -49,20 +54,30 @@ if [ ${#installed[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get remove -y -qq "${installed[@]}" >/dev/null
 fi
 
-if scripts/setup.sh --check 2>/dev/null; then
+if scripts/setup.sh --check --tests 2>/dev/null; then
   echo "setup_check: FAIL: setup.sh --check passes with cmake and libclang-dev removed" >&2
   exit 1
 fi
 echo "setup_check: setup.sh --check reports them missing, as it should" >&2
 
-scripts/setup.sh
-scripts/setup.sh --check
+scripts/setup.sh --tests
+scripts/setup.sh --check --tests
 lib=$(find /usr/lib \( -name 'libclang.so*' -o -name 'libclang-[0-9]*.so*' \) 2>/dev/null | head -1)
 if [ -z "$lib" ]; then
   echo "setup_check: FAIL: setup.sh ran but no libclang (other than libclang-cpp) is installed" >&2
   exit 1
 fi
 echo "setup_check: libclang at $lib" >&2
+page=$(mktemp -d)
+echo '<html><body><p id="x">rendered</p></body></html>' > "$page/p.html"
+if ! chromium --headless --no-sandbox --disable-gpu --user-data-dir="$page/profile" \
+    --dump-dom "file://$page/p.html" 2>/dev/null | grep -q '<p id="x">rendered</p>'; then
+  echo "setup_check: FAIL: setup.sh ran but chromium does not render a page headless" >&2
+  rm -rf "$page"
+  exit 1
+fi
+rm -rf "$page"
+echo "setup_check: $(chromium --version) renders headless" >&2
 
 echo "setup_check: rebuilding highs-sys (bindgen must load libclang, cmake must build HiGHS)" >&2
 cargo clean --release -p highs-sys >/dev/null 2>&1 || true

@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("tickopt: error: {err:#}");
+            eprintln!("tickopt: error: {}", tickopt::cli::error_text(&err));
             ExitCode::from(1)
         }
     }

@@ -148,16 +148,23 @@ fn no_proof_for_a_feasible_tick_count_brute_force() {
     assert!(found > 0, "no refutation found below any optimum");
 }
 
-/// Applies `f` to a copy of `base` and asserts the result does not verify.
-fn assert_rejected(inst: &Instance, sol: &Solution, what: &str, claim: Value) {
+/// Asserts `claim` (a doctored copy of a good one) is refused, at parse
+/// time or by `verify_claim`, and that the refusal names `why`: a claim
+/// refused for another reason (a typo in the doctoring) does not count.
+fn assert_rejected(inst: &Instance, sol: &Solution, what: &str, why: &str, claim: Value) {
     let report = validate_compact(inst, &sol.schedule);
-    match Claim::from_value(claim) {
-        Err(_) => {} // not even a claim: refused at parse time
+    let message = match Claim::from_value(claim) {
+        Err(e) => format!("not a claim: {e:#}"),
         Ok(c) => {
             let v = verify_claim(inst, &report, &c, &Default::default());
             assert!(!v.holds, "doctored claim verified: {what}");
+            v.failures.join("; ")
         }
-    }
+    };
+    assert!(
+        message.contains(why),
+        "{what}: refused, but not for {why:?}: {message}"
+    );
 }
 
 #[test]
@@ -186,18 +193,26 @@ fn doctored_claims_never_verify() {
             c.as_object_mut().unwrap().remove("proof");
             c["exhaustive"] = legacy.clone();
         });
-        assert_rejected(&pete, &p_sol, "exhaustive record instead of a proof", c);
+        assert_rejected(
+            &pete,
+            &p_sol,
+            "exhaustive record instead of a proof",
+            "carries no proof object",
+            c,
+        );
     }
     assert_rejected(
         &pete,
         &p_sol,
         "proof {}",
+        "missing field `instance_sha256`",
         edit(&good_p, &|c| c["proof"] = json!({})),
     );
     assert_rejected(
         &pete,
         &p_sol,
         "proof null",
+        "carries no proof object",
         edit(&good_p, &|c| c["proof"] = Value::Null),
     );
     // Wrong witness: another slot, a wrong count, an odd set that is not odd.
@@ -205,12 +220,14 @@ fn doctored_claims_never_verify() {
         &pete,
         &p_sol,
         "witness count",
+        "slot 0 has 3 chunks, witness says 4",
         edit(&good_p, &|c| c["witness"]["chunks"] = 4.into()),
     );
     assert_rejected(
         &pete,
         &p_sol,
         "odd-set witness",
+        "odd set must have an odd size >= 3, has 4",
         edit(
             &good_p,
             &|c| {
@@ -220,7 +237,13 @@ fn doctored_claims_never_verify() {
     );
     // A proof copied from another instance, as is and with the hash rewritten.
     let copied = edit(&good_s, &|c| c["proof"] = good_p["proof"].clone());
-    assert_rejected(&snark, &s_sol, "proof from Petersen", copied);
+    assert_rejected(
+        &snark,
+        &s_sol,
+        "proof from Petersen",
+        "proof is for instance 3c4543819c8aaf1e",
+        copied,
+    );
     let sha = instance_sha256(&snark);
     let rebound = edit(&good_s, &|c| {
         c["proof"] = good_p["proof"].clone();
@@ -230,6 +253,7 @@ fn doctored_claims_never_verify() {
         &snark,
         &s_sol,
         "Petersen's dual rebound to the snark",
+        "dual weight on 0-1, which is no pair of the instance",
         rebound,
     );
     let sha_p = instance_sha256(&pete);
@@ -241,6 +265,7 @@ fn doctored_claims_never_verify() {
         &pete,
         &p_sol,
         "the snark's DRAT rebound to Petersen",
+        "proof was made for a CNF of 90 variables and 213 clauses",
         rebound,
     );
     // A proof for another tick count.
@@ -248,12 +273,14 @@ fn doctored_claims_never_verify() {
         &snark,
         &s_sol,
         "refutes 2 ticks",
+        "proof refutes 2 ticks, the claim needs 3 refuted",
         edit(&good_s, &|c| c["proof"]["refutes_ticks"] = 2.into()),
     );
     assert_rejected(
         &snark,
         &s_sol,
         "lower bound 2 with a 2-tick proof",
+        "proves 3 ticks, summary claims lower bound 2",
         edit(&good_s, &|c| {
             c["lower_bound"] = 2.into();
             c["ticks"] = 3.into();
@@ -266,40 +293,61 @@ fn doctored_claims_never_verify() {
         .unwrap()
         .to_string();
     let first_unit = colourable_cnf(&snark, 3).unwrap().clauses[0][0];
-    for (what, text) in [
-        ("no lemmas", String::new()),
+    // The `lemmas` field is set to the doctored text's count, so that the
+    // DRAT check itself refuses it (not the count).
+    for (what, why, text) in [
+        (
+            "no lemmas",
+            "ends without deriving the empty clause",
+            String::new(),
+        ),
         (
             "first lemma contradicts a unit",
+            "proof step 1 (lemma [-1]) is not a unit-propagation consequence",
             format!("{} 0\n{drat}", -first_unit),
         ),
-        ("literal of no variable", format!("99999 0\n{drat}")),
-        ("unclosed clause", format!("1 2\n{drat}")),
+        (
+            "literal of no variable",
+            "literal 99999 names no variable of the CNF",
+            format!("99999 0\n{drat}"),
+        ),
+        (
+            "unclosed clause",
+            "clause not closed by 0",
+            format!("1 2\n{drat}"),
+        ),
         (
             "only deletions",
+            "ends without deriving the empty clause",
             drat.lines()
                 .filter(|l| l.starts_with('d'))
                 .map(|l| format!("{l}\n"))
                 .collect(),
         ),
     ] {
+        let lemmas = text.lines().filter(|l| !l.starts_with('d')).count();
         let c = edit(&good_s, &|c| {
-            c["proof"]["body"]["drat"] = text.clone().into()
+            c["proof"]["body"]["drat"] = text.clone().into();
+            c["proof"]["body"]["lemmas"] = lemmas.into();
         });
-        assert_rejected(&snark, &s_sol, what, c);
+        assert_rejected(&snark, &s_sol, what, why, c);
     }
     // Corrupted dual proofs.
-    for (what, f) in [
+    for (what, why, f) in [
         (
             "denominator",
+            "weighs more than 1",
             Box::new(|c: &mut Value| c["proof"]["body"]["denominator"] = 9.into())
                 as Box<dyn Fn(&mut Value)>,
         ),
         (
             "one weight raised",
+            "weighs more than 1",
             Box::new(|c: &mut Value| c["proof"]["body"]["weights"][0]["numerator"] = 5.into()),
         ),
         (
             "a tight matching dropped",
+            "proof lists 5 tight matchings, enumeration finds 6",
             Box::new(|c: &mut Value| {
                 c["proof"]["body"]["tight_matchings"]
                     .as_array_mut()
@@ -309,20 +357,23 @@ fn doctored_claims_never_verify() {
         ),
         (
             "kind switched",
+            "unknown field `denominator`",
             Box::new(|c: &mut Value| c["proof"]["body"]["kind"] = "drat".into()),
         ),
         (
             "unknown field",
+            "unknown field `trust_me`",
             Box::new(|c: &mut Value| c["proof"]["trust_me"] = true.into()),
         ),
     ] {
-        assert_rejected(&pete, &p_sol, what, edit(&good_p, &*f));
+        assert_rejected(&pete, &p_sol, what, why, edit(&good_p, &*f));
     }
     // Status arithmetic: overflowed and saturated counts.
     assert_rejected(
         &pete,
         &p_sol,
         "ticks u64::MAX",
+        "is at the u64 limit: refused",
         edit(&good_p, &|c| {
             c["ticks"] = u64::MAX.into();
             c["lower_bound"] = u64::MAX.into();
@@ -341,6 +392,7 @@ fn doctored_claims_never_verify() {
         &pete,
         &p_sol,
         "optimal claimed at LB+1",
+        "optimal: ticks 4 == lower bound 3",
         edit(&good_p, &|c| c["status"] = "optimal".into()),
     );
 }

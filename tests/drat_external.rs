@@ -1,13 +1,13 @@
-//! tickopt's DRAT refutations checked by an external checker, drat-trim
-//! (Heule et al.; the reference DRAT checker of the SAT competitions).
+//! tickopt's DRAT refutations checked by an external checker that shares
+//! no code with tickopt (its own checker and the SAT solver are varisat's).
 //!
-//! drat-trim is not vendored and cannot be downloaded here (CI has no
-//! network but the package registries), so the test needs it named:
-//! `TICKOPT_DRAT_TRIM=/path/to/drat-trim` (a built binary), or
-//! `TICKOPT_DRAT_TRIM_SRC=/path/to/drat-trim.c` (built here with `cc`). Without
-//! either it prints why it did not run and passes; with one, every proof must
-//! be VERIFIED by drat-trim. doc/formats.md records the run made with
-//! drat-trim's public source (github.com/marijnheule/drat-trim).
+//! The checker is `rate` (Altmanninger and Paxian, CPP 2020; crates.io,
+//! `cargo install rate --locked`), which scripts/setup.sh installs, so CI
+//! checks every emitted refutation. `TICKOPT_DRAT_CHECKER` names another
+//! checker taking `FORMULA PROOF` and printing `s VERIFIED` (drat-trim,
+//! github.com/marijnheule/drat-trim, as doc/formats.md records). Without
+//! a checker the test fails and says how to install one: it never passes
+//! having checked nothing.
 
 mod common;
 
@@ -15,31 +15,36 @@ use common::{run, stderr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn drat_trim(dir: &Path) -> Option<PathBuf> {
-    if let Ok(bin) = std::env::var("TICKOPT_DRAT_TRIM") {
-        return Some(PathBuf::from(bin));
+/// The checker: `TICKOPT_DRAT_CHECKER`, else `rate` on `PATH`, else in
+/// cargo's bin directory (where `cargo install` puts it).
+fn checker() -> PathBuf {
+    if let Some(bin) = std::env::var_os("TICKOPT_DRAT_CHECKER") {
+        return PathBuf::from(bin);
     }
-    let src = std::env::var("TICKOPT_DRAT_TRIM_SRC").ok()?;
-    let bin = dir.join("drat-trim");
-    let o = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&bin)
-        .arg(&src)
-        .output()
-        .expect("run cc");
-    assert!(o.status.success(), "cc {src}: {}", stderr(&o));
-    Some(bin)
+    let runs = |b: &Path| {
+        Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let cargo_bin = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .map(|d| d.join("bin/rate"));
+    [Some(PathBuf::from("rate")), cargo_bin]
+        .into_iter()
+        .flatten()
+        .find(|b| runs(b))
+        .expect(
+            "no DRAT checker: run scripts/setup.sh (it installs `rate` with \
+             `cargo install rate --locked`) or set TICKOPT_DRAT_CHECKER",
+        )
 }
 
 #[test]
-fn emitted_drat_proofs_are_verified_by_drat_trim() {
+fn emitted_drat_proofs_are_verified_by_an_external_checker() {
+    let checker = checker();
     let dir = tempfile::tempdir().unwrap();
-    let Some(checker) = drat_trim(dir.path()) else {
-        eprintln!(
-            "drat_external: skipped (set TICKOPT_DRAT_TRIM or TICKOPT_DRAT_TRIM_SRC to run drat-trim)"
-        );
-        return;
-    };
     let standard = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/standard");
     let mut instances: Vec<PathBuf> = ["blanusa_n18_m1_s0.csv", "flower_snark_n20_m1_s0.csv"]
         .iter()
@@ -87,11 +92,30 @@ fn emitted_drat_proofs_are_verified_by_drat_trim() {
             .arg(proof.join("colourable.cnf"))
             .arg(proof.join("refutation.drat"))
             .output()
-            .expect("run drat-trim");
+            .unwrap_or_else(|e| panic!("{}: {e}", checker.display()));
         let out = String::from_utf8_lossy(&o.stdout).replace('\r', "\n");
         assert!(
             out.lines().any(|l| l.trim() == "s VERIFIED"),
-            "{name}: drat-trim did not verify the refutation:\n{out}"
+            "{name}: {} did not verify the refutation:\n{out}{}",
+            checker.display(),
+            String::from_utf8_lossy(&o.stderr)
         );
     }
+    // The checker is a real one: the last refutation with its second half
+    // (the empty clause included) cut off is not verified.
+    let proof = dir.path().join("j13/proof");
+    let drat = std::fs::read_to_string(proof.join("refutation.drat")).unwrap();
+    let lines: Vec<&str> = drat.lines().collect();
+    let cut = proof.join("cut.drat");
+    std::fs::write(&cut, lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    let o = Command::new(&checker)
+        .arg(proof.join("colourable.cnf"))
+        .arg(&cut)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).replace('\r', "\n");
+    assert!(
+        !out.lines().any(|l| l.trim() == "s VERIFIED"),
+        "a refutation cut in half verified:\n{out}"
+    );
 }

@@ -5,8 +5,10 @@
 //! send/receive/copy/relay examples (ring and all-pairs allgathers;
 //! all-pairs, two-step and three-step all-to-alls), and each imports,
 //! serializes, validates and is ranked by `audit`, by hops and end to end.
-//! Without the variable it says so and checks nothing (CI holds
-//! hand-written programs of the same shapes in tests/interop_msccl.rs).
+//! msccl-tools is not in the package registries, so the test is ignored
+//! on CI (which holds hand-written programs of the same shapes in
+//! tests/interop_msccl.rs); scripts/external_checks.sh runs it where the
+//! variable is set. Run without the variable, it fails and says so.
 
 mod common;
 use common::*;
@@ -46,11 +48,10 @@ fn import(xml: &Path, more: &[&str]) -> std::process::Output {
 }
 
 #[test]
+#[ignore = "needs a microsoft/msccl-tools checkout (TICKOPT_MSCCL_TOOLS): scripts/external_checks.sh"]
 fn msccl_tools_examples_import_serialize_validate_and_are_audited() {
-    let Some(tools) = std::env::var_os("TICKOPT_MSCCL_TOOLS") else {
-        eprintln!("TICKOPT_MSCCL_TOOLS is not set: msccl-tools' examples not generated");
-        return;
-    };
+    let tools = std::env::var_os("TICKOPT_MSCCL_TOOLS")
+        .expect("TICKOPT_MSCCL_TOOLS must name a microsoft/msccl-tools checkout");
     let tools = Path::new(&tools);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

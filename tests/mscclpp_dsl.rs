@@ -18,6 +18,8 @@
 //! b to a, as the executor connects them), a put copies chunks to the
 //! remote buffer its threadblock names; no threadblock may be stuck, every
 //! signal must be waited for, and every demand's chunks must land in place.
+//! MSCCL++ is not in the package registries, so that test is ignored on
+//! CI; scripts/external_checks.sh runs it where the variable is set.
 
 mod common;
 use common::*;
@@ -328,11 +330,10 @@ fn interpret(plan: &Value) -> Vec<Vec<Option<Origin>>> {
 }
 
 #[test]
+#[ignore = "needs a microsoft/mscclpp checkout (TICKOPT_MSCCLPP): scripts/external_checks.sh"]
 fn mscclpp_compiles_the_exported_programs_and_their_plans_place_every_byte() {
-    let Some(mscclpp) = std::env::var_os("TICKOPT_MSCCLPP") else {
-        eprintln!("TICKOPT_MSCCLPP is not set: the exported programs are not compiled");
-        return;
-    };
+    let mscclpp = std::env::var_os("TICKOPT_MSCCLPP")
+        .expect("TICKOPT_MSCCLPP must name a microsoft/mscclpp checkout");
     let dir = tempfile::tempdir().unwrap();
     let stub = dir.path().join("stub");
     for case in CASES {

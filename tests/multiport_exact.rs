@@ -276,13 +276,14 @@ fn multiport_cnf_is_priced_exactly() {
     }
 }
 
-/// A multi-port solve with a time limit too short for the exact phase ends
+/// A multi-port solve with a time limit of zero (every deadline check
+/// fires the first time it is made, whatever the machine's speed) ends
 /// with a valid schedule, an honest status and the phases the limit cut
 /// short named (rails 7 x 3 at multiplicity 5 needs the f-colouring MIP).
 #[test]
 fn multiport_time_limit_is_a_status() {
     let inst = rails(7, 5);
-    let sol = solve_verified(&inst, Some(Duration::from_millis(1)));
+    let sol = solve_verified(&inst, Some(Duration::ZERO));
     assert!(sol.ticks >= sol.lower_bound.ticks);
     let cut: Vec<&str> = sol
         .stats
@@ -291,8 +292,11 @@ fn multiport_time_limit_is_a_status() {
         .and_then(|v| v.as_array())
         .map(|a| a.iter().filter_map(|p| p.as_str()).collect())
         .unwrap_or_default();
-    assert!(
-        cut.contains(&"exact") || cut.contains(&"bounds"),
+    let mut cut = cut;
+    cut.sort();
+    assert_eq!(
+        cut,
+        ["bounds", "exact", "greedy"],
         "{:?}",
         sol.stats.details
     );

@@ -491,3 +491,34 @@ fn a_compact_schedule_above_the_limit_is_not_told_to_use_compact() {
     assert!(e.contains("already the smallest"), "{e}");
     assert!(!out.exists());
 }
+
+/// An output under a path that is no directory: each command says what it
+/// could not write and why, once (the io error was printed twice).
+#[test]
+fn an_unwritable_output_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    fs::write(&file, "").unwrap();
+    let under = file.join("x");
+    let (inst, out) = (small_instance(), under.to_str().unwrap().to_string());
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/demo");
+    for args in [
+        vec!["solve", s(&inst), "--out", &out],
+        vec!["bench", s(&set), "--out", &out],
+        vec!["gen", "ring", "--n", "4", "-o", &out],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = stderr(&o);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("tickopt: error:"))
+            .unwrap_or_else(|| panic!("{args:?}: no error line in {err}"));
+        assert!(line.contains(&out), "{args:?}: {line}");
+        assert_eq!(
+            line.matches("Not a directory").count(),
+            1,
+            "{args:?}: {line}"
+        );
+    }
+}

@@ -67,40 +67,39 @@ fn greedy_past_its_deadline_completes_a_valid_schedule() {
     }
 }
 
-/// A random STRICT1 instance far too big for a 1 ms limit: the solve still
+/// A random STRICT1 instance solved with a time limit of zero: every
+/// deadline check fires the first time it is made, so what is cut short
+/// depends on where the checks are, never on the machine's speed (a 1 ms
+/// limit let a fast machine finish the greedy in time). The solve still
 /// returns a validated schedule, an honest status, and names the greedy as
-/// cut short (the exact engine is not run after it, unless the greedy's
-/// schedule already met the bound).
+/// cut short, with the bounds, and the exact engine as skipped.
 #[test]
-fn solve_with_a_tiny_time_limit_returns_a_valid_cut_short_schedule() {
+fn solve_with_a_zero_time_limit_returns_a_valid_cut_short_schedule() {
     for solver in [SolverChoice::Auto, SolverChoice::Greedy] {
         let inst = random(Model::Strict1, 400, 7, 1024);
         let request = SolveRequest {
             solver,
-            time_limit: Some(Duration::from_millis(1)),
+            time_limit: Some(Duration::ZERO),
             ..Default::default()
         };
         let sol = solve_instance(&inst, &request).unwrap();
         let report = validate_compact(&inst, &sol.schedule);
         assert!(report.passed(), "{}", report.one_line());
-        assert!(sol.ticks >= sol.lower_bound.ticks);
+        assert!(sol.ticks > sol.lower_bound.ticks);
+        assert_eq!(sol.status, Status::Feasible);
+        // The greedy and the bounds are cut short; the exact engine, that
+        // Auto runs after the greedy, is skipped (and named) with no time left.
+        let mut phases = cut_phases(&sol.stats.details);
+        phases.sort();
+        let expected: &[&str] = match solver {
+            SolverChoice::Auto => &["bounds", "exact", "greedy"],
+            _ => &["bounds", "greedy"],
+        };
+        assert_eq!(phases, expected, "{solver:?}");
         assert!(
-            matches!(
-                sol.status,
-                Status::Feasible | Status::Optimal | Status::WithinOne
-            ),
-            "{:?}",
-            sol.status
+            sol.stats.solver.starts_with("greedy"),
+            "{}",
+            sol.stats.solver
         );
-        let phases = cut_phases(&sol.stats.details);
-        assert!(phases.contains(&"greedy".to_string()), "{phases:?}");
-        if sol.status != Status::Optimal && solver == SolverChoice::Auto {
-            assert!(phases.contains(&"exact".to_string()), "{phases:?}");
-            assert!(
-                sol.stats.solver.starts_with("greedy"),
-                "{}",
-                sol.stats.solver
-            );
-        }
     }
 }

@@ -241,6 +241,21 @@ impl NativeSolution {
         self.inst.model.as_str()
     }
 
+    /// Ports per slot (the same for every slot: the Python API gives one number).
+    #[getter]
+    fn ports(&self) -> Option<u32> {
+        self.inst.ports().uniform()
+    }
+
+    /// The lower bounds of this instance under its own model, chunk size
+    /// and ports, as JSON text (what `tickopt bounds --json` prints).
+    #[pyo3(signature = (time_limit=None))]
+    fn bounds(&self, py: Python<'_>, time_limit: Option<f64>) -> PyResult<String> {
+        let limit = self::time_limit(time_limit)?;
+        let inst = Arc::clone(&self.inst);
+        detached(py, move || bounds_json(&inst, limit))
+    }
+
     /// The witness of the lower bound, as JSON text.
     fn witness_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.sol.lower_bound.witness).map_err(value_error)
@@ -616,11 +631,14 @@ fn bounds(
 ) -> PyResult<String> {
     let limit = self::time_limit(time_limit)?;
     let inst = build_instance(&demands, bw, model, slots, ports).map_err(value_error)?;
-    detached(py, move || {
-        let g = DemandGraph::new(&inst);
-        let (b, _) = bounds_settled_until(&inst, &g, limit.map(|l| Instant::now() + l));
-        serde_json::to_string(&b).map_err(value_error)
-    })
+    detached(py, move || bounds_json(&inst, limit))
+}
+
+/// The bounds of `inst` (settled within `limit`) as JSON text.
+fn bounds_json(inst: &Instance, limit: Option<Duration>) -> PyResult<String> {
+    let g = DemandGraph::new(inst);
+    let (b, _) = bounds_settled_until(inst, &g, limit.map(|l| Instant::now() + l));
+    serde_json::to_string(&b).map_err(value_error)
 }
 
 /// The validator's errors (JSON text of a list; empty when valid) for a

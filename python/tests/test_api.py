@@ -111,12 +111,41 @@ def test_bad_input_raises_value_error(kwargs, message):
         tickopt.solve(**kwargs)
 
 
-def test_write_formats_and_bad_format(tmp_path):
-    sol = tickopt.solve(skewed(4, seed=3), bw=1024)
+def write_instance(path: Path, sol, model: str) -> None:
+    """`sol`'s merged demands as an instance JSON (version 0)."""
+    path.write_text(json.dumps({
+        "version": 0, "model": model, "slots": sol.slots, "copy_bw_bits_per_tick": sol.chunk_bits,
+        "demands": [{"src_slot": a, "dst_slot": b, "bits_total": c} for a, b, c in sol.demands],
+    }))
+
+
+@pytest.mark.parametrize("model", ["STRICT1", "READ1_WRITE1"])
+def test_written_schedules_hold_the_solution_s_ticks_and_pass_the_cli_validator(tmp_path, model):
+    sol = tickopt.solve(skewed(4, seed=3), bw=1024, model=model)
+    inst = tmp_path / "inst.json"
+    write_instance(inst, sol, model)
     for fmt in ("json", "csv", "compact"):
-        sol.write(tmp_path / f"s.{fmt}", format=fmt)
-        assert (tmp_path / f"s.{fmt}").stat().st_size > 0
-    assert len(json.loads((tmp_path / "s.json").read_text())["ticks"]) == sol.ticks
+        out = tmp_path / f"s.{fmt}"
+        sol.write(out, format=fmt)
+        r = subprocess.run([str(cli_binary()), "validate", str(inst), str(out), "--json"],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (fmt, r.stdout, r.stderr)
+        report = json.loads(r.stdout)
+        assert report["status"] == "PASS" and report["ticks_total"] == sol.ticks, (fmt, report)
+    # The JSON and CSV files hold the very ticks of `sol.schedule`.
+    expected = [sorted(t) for t in sol.schedule]
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["model"] == model
+    assert [sorted((c["src_slot"], c["dst_slot"], c["len_bits"]) for c in t) for t in doc["ticks"]] == expected
+    rows = [line.split(",") for line in (tmp_path / "s.csv").read_text().splitlines()[1:]]
+    from_csv = [[] for _ in range(sol.ticks)]
+    for t, a, b, n in rows:
+        from_csv[int(t)].append((int(a), int(b), int(n)))
+    assert [sorted(t) for t in from_csv] == expected
+
+
+def test_bad_format_and_bad_path_are_refused(tmp_path):
+    sol = tickopt.solve(skewed(4, seed=3), bw=1024)
     with pytest.raises(ValueError, match="unknown format"):
         sol.write(tmp_path / "x", format="yaml")
     with pytest.raises(OSError):
@@ -263,6 +292,10 @@ def test_the_planner_edits_its_last_plan_with_the_same_guarantees(model):
         if planner.last_edited:
             edited += 1
             assert plan.status == "optimal" and plan.ticks == plan.lower_bound
+        else:
+            # No edit reached Delta: the plan is the one made from scratch.
+            assert plan.schedule == scratch.schedule
+            assert (plan.ticks, plan.status) == (scratch.ticks, scratch.status)
         kept.append((m, plan))
         if step == 4:
             # A bad entry is refused by name, the planner goes on editing.
@@ -270,8 +303,10 @@ def test_the_planner_edits_its_last_plan_with_the_same_guarantees(model):
             bad[2, 5] = -1
             with pytest.raises(ValueError, match=r"matrix\[2\]\[5\]"):
                 planner.solve(bad)
-    if model == "READ1_WRITE1":
-        assert edited == 6
+    # READ1_WRITE1 edits always reach Delta; STRICT1 ones may fall back to
+    # a plan from scratch (checked above), but on this traffic some edit
+    # reaches Delta, so the optimality check above runs for both models.
+    assert edited == 6 if model == "READ1_WRITE1" else edited >= 1
     # Plans kept by the caller keep their own instance: the planner's later
     # edits (which reuse its instances) never reach them.
     for m_, plan in kept:
@@ -344,3 +379,101 @@ def test_equal_components_write_compact_v2_as_the_cli(tmp_path, model):
     assert sol.verify()
     assert len(sol.p2p(6)) == sol.ticks and any(sol.p2p(6))
     assert tickopt.validate(demands, ticks, bw=1000, model=model) == []
+
+
+def test_a_solution_s_schedule_validates_and_bounds_under_its_own_model():
+    # doc/python.md's example: a READ1_WRITE1 solution checked with no model named.
+    m = np.array([[0, 8192, 0], [4096, 0, 16384], [0, 8192, 0]])
+    sol = tickopt.solve(m, bw=4096, model="READ1_WRITE1")
+    sched = sol.schedule
+    assert isinstance(sched, tickopt.Schedule) and sched == [list(t) for t in sched]
+    assert (sched.model, sched.bw, sched.slots, sched.ports) == ("READ1_WRITE1", 4096, 3, 1)
+    assert tickopt.validate(m, sched) == []
+    assert tickopt.validate(m, sched, bw=4096) == []
+    # Another model is explicit: under STRICT1 the same ticks conflict.
+    strict = tickopt.validate(m, sched, model="STRICT1")
+    assert "STRICT1" in {e["kind"] for e in strict}
+    # A plain list of ticks carries no model: STRICT1, and bw must be given.
+    plain = [list(t) for t in sched]
+    assert tickopt.validate(m, plain, bw=4096) == strict
+    assert tickopt.validate(m, plain, bw=4096, model="READ1_WRITE1") == []
+    with pytest.raises(ValueError, match="bw is required"):
+        tickopt.validate(m, plain)
+    b = sol.bounds()
+    assert b["model"] == "READ1_WRITE1" and b["best"]["ticks"] == sol.lower_bound
+    assert b == tickopt.bounds(m, bw=4096, model="READ1_WRITE1")
+    assert tickopt.bounds(m, bw=4096)["model"] == "STRICT1"
+    # Ports travel too: two ports' schedule conflicts under one.
+    d = skewed(6, seed=6)
+    two = tickopt.solve(d, bw=4096, ports=2)
+    assert two.schedule.ports == 2 and tickopt.validate(d, two.schedule) == []
+    assert tickopt.validate(d, two.schedule, ports=1) != []
+    assert two.bounds()["best"]["ticks"] == two.lower_bound
+    # The planner's solutions carry theirs as well.
+    plan = tickopt.Planner(3, bw=4096, model="READ1_WRITE1").solve(m)
+    assert plan.schedule.model == "READ1_WRITE1" and tickopt.validate(m, plan.schedule) == []
+
+
+def petersen():
+    """The Petersen graph, one demand per edge: Delta 3, needs 4 ticks."""
+    outer = [(i, (i + 1) % 5) for i in range(5)]
+    spokes = [(i, i + 5) for i in range(5)]
+    inner = [(5 + i, 5 + (i + 2) % 5) for i in range(5)]
+    return [(a, b, 8) for a, b in outer + spokes + inner]
+
+
+def test_solver_choice_greedy_and_exact():
+    # Each solver names itself; whichever made the schedule, the claim
+    # carries the proof that 3 ticks are infeasible.
+    for solver, name in (("exact", "strict1_exact"), ("greedy", "greedy"), ("auto", "")):
+        sol = tickopt.solve(petersen(), bw=8, solver=solver)
+        assert sol.summary()["solver"].startswith(name), (solver, sol.summary()["solver"])
+        assert (sol.ticks, sol.lower_bound, sol.status) == (4, 3, "optimal_exhaustive"), solver
+        assert sol.summary()["proof"]["refutes_ticks"] == 3
+        assert tickopt.validate(petersen(), sol.schedule) == [] and sol.verify()
+
+
+def test_time_limits_cut_phases_short_and_stay_valid():
+    # A 1 ns limit: every phase that looks at the clock has run out when it
+    # first looks (building the instance alone takes longer), on any machine.
+    d = [(a, b, bits * 1024) for a, b, bits in (
+        (i, j, 1 + (i * 7 + j * 3) % 5) for i in range(60) for j in range(60) if i != j)]
+    cut = tickopt.solve(d, bw=1024, time_limit=1e-9)
+    assert set(cut.summary()["details"]["cut_short"]) >= {"greedy"}
+    assert tickopt.validate(d, cut.schedule) == [] and cut.verify()
+    assert cut.ticks >= cut.lower_bound
+    full = tickopt.solve(d, bw=1024)
+    assert "cut_short" not in full.summary().get("details", {})
+    assert full.ticks <= cut.ticks
+    # bounds(time_limit=): the odd-set search is cut, the degree bound stays.
+    b = tickopt.bounds(petersen(), bw=8, time_limit=1e-9)
+    assert b["best"]["ticks"] == 3
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="time_limit must be a positive number"):
+            tickopt.bounds(petersen(), bw=8, time_limit=bad)
+
+
+def test_bounds_with_ports():
+    d = skewed(6, seed=6)
+    one, two = tickopt.bounds(d, bw=4096), tickopt.bounds(d, bw=4096, ports=2)
+    assert two["best"]["ticks"] < one["best"]["ticks"]
+    assert two["best"]["ticks"] == tickopt.solve(d, bw=4096, ports=2).lower_bound
+    assert one["best"]["ticks"] == tickopt.solve(d, bw=4096).lower_bound
+    with pytest.raises(ValueError, match="ports"):
+        tickopt.bounds(d, bw=4096, ports=0)
+
+
+def test_chunk_auto_keeps_within_min_and_max_chunk():
+    demands = [(0, 1, 80_000), (1, 2, 4_000), (2, 0, 160), (0, 2, 24_000)]
+    free = tickopt.solve(demands, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0, chunk="auto")
+    cap = free.chunk_bits // 2 // 8 * 8
+    capped = tickopt.solve(demands, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0,
+                           chunk="auto", max_chunk=cap)
+    assert capped.chunk_bits <= cap and capped.chunk_bits % 8 == 0
+    assert capped.seconds_predicted >= free.seconds_predicted
+    floor = tickopt.solve(demands, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0,
+                          chunk="auto", min_chunk=cap, max_chunk=cap)
+    assert floor.chunk_bits == cap and floor.verify()
+    with pytest.raises(ValueError):
+        tickopt.solve(demands, model="READ1_WRITE1", alpha_us=2.0, link_gbps=8.0,
+                      chunk="auto", min_chunk=cap + 8, max_chunk=cap)

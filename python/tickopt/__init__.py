@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _tickopt
 
-__all__ = ["Solution", "Planner", "solve", "bounds", "validate", "demands_from", "__version__"]
+__all__ = ["Solution", "Schedule", "Planner", "solve", "bounds", "validate", "demands_from", "__version__"]
 __version__: str = _tickopt.__version__
 
 Demand = Tuple[int, int, int, Optional[int]]
@@ -125,6 +125,34 @@ def _frame(demands: Any, bw: Any, slots: Any, ports: Any):
     )
 
 
+class Schedule(list):
+    """A solution's ticks: a list with one list per tick of ``(src, dst,
+    len_bits)``, that carries what it was solved under (``model``, ``bw``
+    the chunk size in bits, ``slots``, ``ports``), so that :func:`validate`
+    checks it under them unless told otherwise. Compares equal to a plain
+    list of the same ticks."""
+
+    __slots__ = ("model", "bw", "slots", "ports")
+
+    def __init__(
+        self,
+        ticks: Iterable[List[Tuple[int, int, int]]],
+        *,
+        model: str,
+        bw: int,
+        slots: int,
+        ports: Optional[int],
+    ) -> None:
+        super().__init__(ticks)
+        self.model, self.bw, self.slots, self.ports = model, bw, slots, ports
+
+    def __repr__(self) -> str:
+        return (
+            f"Schedule({len(self)} ticks, model={self.model!r}, bw={self.bw}, "
+            f"slots={self.slots}, ports={self.ports})"
+        )
+
+
 class Solution:
     """A solved instance: the library's ``Solution`` and its instance.
 
@@ -137,7 +165,7 @@ class Solution:
 
     def __init__(self, native: "_tickopt.NativeSolution") -> None:
         self._native = native
-        self._schedule: Optional[List[List[Tuple[int, int, int]]]] = None
+        self._schedule: Optional[Schedule] = None
 
     @property
     def ticks(self) -> int:
@@ -158,6 +186,11 @@ class Solution:
     @property
     def slots(self) -> int:
         return self._native.slots
+
+    @property
+    def ports(self) -> Optional[int]:
+        """Ports per slot (1 unless solved with ``ports=``)."""
+        return self._native.ports
 
     @property
     def chunk_bits(self) -> int:
@@ -184,11 +217,25 @@ class Solution:
         return self._native.demands()
 
     @property
-    def schedule(self) -> List[List[Tuple[int, int, int]]]:
-        """One list per tick of ``(src, dst, len_bits)``; ``len == ticks``."""
+    def schedule(self) -> Schedule:
+        """One list per tick of ``(src, dst, len_bits)``; ``len == ticks``.
+        A :class:`Schedule`: it carries this solution's model, chunk size,
+        slots and ports, which :func:`validate` uses by default."""
         if self._schedule is None:
-            self._schedule = self._native.schedule()
+            self._schedule = Schedule(
+                self._native.schedule(),
+                model=self.model,
+                bw=self.chunk_bits,
+                slots=self.slots,
+                ports=self.ports,
+            )
         return self._schedule
+
+    def bounds(self, time_limit: Optional[float] = None) -> Dict[str, Any]:
+        """The lower bounds of this solution's instance under its own model,
+        chunk size and ports: what ``tickopt bounds --json`` prints."""
+        tl = None if time_limit is None else float(time_limit)
+        return json.loads(self._native.bounds(tl))
 
     def summary(self) -> Dict[str, Any]:
         """The ``--summary`` JSON of ``tickopt solve``, as a dict."""
@@ -361,12 +408,26 @@ def validate(
     demands: Any,
     schedule: Iterable[Sequence[Tuple[int, int, int]]],
     *,
-    bw: int,
-    model: str = "STRICT1",
+    bw: Optional[int] = None,
+    model: Optional[str] = None,
     slots: Optional[int] = None,
     ports: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
-    """The validator's errors for `schedule` (ticks of ``(src, dst, len_bits)``); empty when valid."""
+    """The validator's errors for `schedule` (ticks of ``(src, dst, len_bits)``); empty when valid.
+
+    A :class:`Schedule` (``Solution.schedule``) is checked under the model,
+    chunk size, slots and ports it was solved under; each argument given
+    overrides its own (passing another model is explicit). A plain list of
+    ticks is checked under `model` (default ``STRICT1``) and needs `bw`.
+    """
+    if isinstance(schedule, Schedule):
+        model = schedule.model if model is None else model
+        bw = schedule.bw if bw is None else bw
+        slots = schedule.slots if slots is None else slots
+        ports = schedule.ports if ports is None else ports
+    if bw is None:
+        raise ValueError("bw is required (bits per chunk) for a schedule that is not a Solution's")
+    model = "STRICT1" if model is None else model
     rows, bw, slots, ports = _frame(demands, bw, slots, ports)
     ticks = []
     for t, tick in enumerate(schedule):

@@ -21,6 +21,7 @@ mod bounds_cmd;
 mod calibrate_cmd;
 mod common;
 mod convert_cmd;
+mod error_text;
 mod export_cmd;
 mod gen_cmd;
 mod import_cmd;
@@ -36,6 +37,7 @@ mod verify_cmd;
 use clap::{Parser, Subcommand};
 
 pub use common::InstanceArgs;
+pub use error_text::error_text;
 pub use summary::Summary;
 
 /// Exact lower bounds and optimal schedules for data transfers in GPU clusters.
