@@ -4,7 +4,9 @@
 # whose bindgen loads libclang at build time) and python3 for the interop
 # tests; with `--tests` (scripts/test.sh) also what the test suite runs:
 # chromium (Debian's package: tests/audit_html.rs renders the audit page
-# headless and measures it) and `rate`, a DRAT proof checker from crates.io
+# headless and measures it), iproute2 and nftables (the emulated cluster,
+# python -m tickopt.testbed: namespaces and tc; its --loss drops packets
+# with nft) and `rate`, a DRAT proof checker from crates.io
 # (`cargo install rate --locked`, about 2 minutes; tests/drat_external.rs
 # checks tickopt's refutations with it). Safe to run repeatedly; does
 # nothing when everything is present.
@@ -79,6 +81,8 @@ if have_dpkg; then
   fi
   command -v python3 >/dev/null 2>&1 || need+=(python3)
   [ $tests = 0 ] || deb_installed chromium || need+=(chromium)
+  [ $tests = 0 ] || deb_installed nftables || need+=(nftables)
+  [ $tests = 0 ] || command -v tc >/dev/null 2>&1 || need+=(iproute2)
 else
   command -v cmake >/dev/null 2>&1 || need+=(cmake)
   libclang_file >/dev/null || need+=(libclang-dev)
@@ -86,6 +90,8 @@ else
   if [ $tests = 1 ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
     need+=(chromium)
   fi
+  [ $tests = 0 ] || command -v nft >/dev/null 2>&1 || need+=(nftables)
+  [ $tests = 0 ] || command -v tc >/dev/null 2>&1 || need+=(iproute2)
 fi
 need_rate=0
 [ $tests = 0 ] || rate_bin >/dev/null || need_rate=1

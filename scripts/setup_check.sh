@@ -3,7 +3,7 @@
 # the missing state, the way a fresh machine of the project's kind has it
 # (libclang-cpp present; libclang, cmake and chromium not):
 #   1. removes the packages setup.sh installs (cmake, libclang-dev and the
-#      libclang packages it pulls in, chromium), and only those: it first
+#      libclang packages it pulls in, chromium, nftables), and only those: it first
 #      simulates the removal and refuses if apt would take anything else
 #      with them;
 #   2. checks that `setup.sh --check` now reports them missing;
@@ -31,7 +31,7 @@ if [ "$(id -u)" != 0 ]; then
   fi
 fi
 
-allowed=(cmake cmake-data libclang-dev chromium)
+allowed=(cmake cmake-data libclang-dev chromium nftables)
 for p in $(dpkg-query -W -f='${Package}\n' 'libclang-[0-9]*-dev' 'libclang-common-[0-9]*-dev' 'libclang1-[0-9]*' 2>/dev/null); do
   allowed+=("$p")
 done
@@ -78,6 +78,11 @@ if ! chromium --headless --no-sandbox --disable-gpu --user-data-dir="$page/profi
 fi
 rm -rf "$page"
 echo "setup_check: $(chromium --version) renders headless" >&2
+if ! command -v nft >/dev/null 2>&1; then
+  echo "setup_check: FAIL: setup.sh ran but nft (nftables, the testbed's --loss) is missing" >&2
+  exit 1
+fi
+echo "setup_check: $(nft --version) for the testbed" >&2
 
 echo "setup_check: rebuilding highs-sys (bindgen must load libclang, cmake must build HiGHS)" >&2
 cargo clean --release -p highs-sys >/dev/null 2>&1 || true
