@@ -141,10 +141,11 @@ def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path):
         assert "error" in got and got["steps"] > 0, (r, got)  # killed mid-run, not at start
         assert got["at"] - killed_at < 10 + 10 + 5, (r, got)  # + the start's few seconds
         # tickopt names this rank and the peer or step it was at; gloo names
-        # the lost peer by its address (rank 2's NIC: 198.18.0.3).
+        # the peer whose connection broke by its address: rank 2's NIC
+        # (198.18.0.3), or a survivor's that gave up first and exited.
         assert got["error"].startswith(f"tickopt.torch: rank {r} "), got["error"]
         why = got["error"].lower()
-        assert "198.18.0.3" in why or "timeout" in why or "timed out" in why, got["error"]
+        assert "198.18.0." in why or "timeout" in why or "timed out" in why, got["error"]
     assert ours() == []
 
 
