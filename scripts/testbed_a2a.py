@@ -16,8 +16,11 @@ exchange and planning. Every tickopt output is compared byte for byte with
 torch's (a mismatch fails the run). Rank 0 prints one line per method:
 median, p10 and p90 seconds per step, the median over the steps of each
 step's time over its port bound (the busiest port's bytes over the NIC
-rate, TICKOPT_TESTBED's) and over torch's time for the same step, and the
-ranks' CPU time over the wall time of the host's cores;
+rate, TICKOPT_TESTBED's), over torch's time for the same step and over
+the cost model's prediction for tickopt's plan run as dataflow
+(``Solution.predict_dataflow_seconds``: --alpha-us a message, the payload
+share of the rate), and the ranks' CPU time over the wall time of the
+host's cores;
 ``--json PATH`` writes every step's figures.
 """
 
@@ -58,6 +61,11 @@ def parse(argv):
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
     p.add_argument("--json", default=None, help="rank 0 writes every step's figures here")
     p.add_argument("--timeout-s", type=float, default=120, help="the process group's timeout")
+    p.add_argument("--alpha-us", type=float, default=500.0,
+                   help="cost of one message (its handshake) in the prediction, microseconds (default 500)")
+    p.add_argument("--payload-share", type=float, default=1448 / 1518,
+                   help="share of a link's rate that carries payload (default 1448/1518: TCP over "
+                        "Ethernet frames of MTU 1500); the prediction's rate")
     a = p.parse_args(argv)
     a.methods = [m for m in a.methods.split(",") if m]
     bad = [m for m in a.methods if m not in METHODS]
@@ -80,6 +88,16 @@ def pairwise_plan(rows, row_bytes: int) -> "tt.Plan":
     chunk = auto_chunk(units)
     sol = tickopt.solve(units * 8, bw=chunk * 8, model="READ1_WRITE1", solver="pairwise")
     return tt.Plan(sol, [list(map(int, r)) for r in rows], row_bytes, None)
+
+
+def predict(rows, a, rates) -> float:
+    """Seconds tickopt's default plan takes run as dataflow, by the cost
+    model (tickopt::cost::dataflow): a.alpha_us per message, the slowest
+    NIC's payload rate for every link (a model, not a bound)."""
+    units = np.array(rows, dtype=np.int64) * a.row_bytes
+    np.fill_diagonal(units, 0)
+    sol = tickopt.solve(units * 8, bw=auto_chunk(units) * 8, model="READ1_WRITE1")
+    return sol.predict_dataflow_seconds(a.alpha_us, float(rates.min()) * 8 * a.payload_share / 1e9)
 
 
 def run_method(method, out, inp, rows, rank, world, row_bytes):
@@ -138,12 +156,15 @@ def main(argv=None) -> int:
         bound, bounding = (
             workloads.port_bound_seconds(rows, a.row_bytes, rates) if rates.all() else (float("nan"), -1)
         )
+        if step >= a.warmup and rank == 0:
+            predicted = predict(rows, a, rates)
         if step >= a.warmup:
             per_step.append(
                 {
                     "step": step,
                     "port_bound_s": bound,
                     "bounding_rank": bounding,
+                    "predicted_s": predicted if rank == 0 else None,
                     "wall_s": dict(zip(a.methods, slowest[:k].tolist())),
                     "cpu_share": {m: figures[k + i].item() / (cores * slowest[i].item()) for i, m in enumerate(a.methods)},
                 }
@@ -162,8 +183,10 @@ def report(a, world, topo, per_step) -> None:
     )
     counts = collections.Counter(s["bounding_rank"] for s in per_step)
     print("the busiest port (the bound) was rank " + ", ".join(f"{r} ({k} steps)" for r, k in counts.most_common()))
-    print(f"{'method':10} {'median s':>9} {'p10 s':>8} {'p90 s':>8} {'/bound':>7} {'/torch':>7} {'cpu':>5}")
-    print("(/bound, /torch: medians over the steps of each step's ratio; cpu: the ranks' CPU time over the host's)")
+    print(f"{'method':10} {'median s':>9} {'p10 s':>8} {'p90 s':>8} {'/bound':>7} {'/torch':>7} {'/pred':>6} {'cpu':>5}")
+    print("(/bound, /torch, /pred: medians over the steps of each step's ratio; pred: tickopt's plan by the cost "
+          f"model, {a.alpha_us:g} us a message, {a.payload_share:.3f} of the rate; cpu: the ranks' CPU time over "
+          "the host's)")
     summary = {}
     for m in a.methods:
         w = sorted(s["wall_s"][m] for s in per_step)
@@ -175,9 +198,10 @@ def report(a, world, topo, per_step) -> None:
             statistics.median(s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step) if "torch" in a.methods else None
         )
         vs = f"{vs_torch:7.3f}" if vs_torch is not None else "      -"
-        print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {cpu:5.0%}")
+        pred = statistics.median(s["wall_s"][m] / s["predicted_s"] for s in per_step)
+        print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {pred:6.3f} {cpu:5.0%}")
         summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel,
-                      "median_over_torch": vs_torch, "cpu_share": cpu}
+                      "median_over_torch": vs_torch, "median_over_predicted": pred, "cpu_share": cpu}
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "world": world, "testbed": topo, "summary": summary, "steps": per_step}, f, indent=1)

@@ -357,6 +357,24 @@ impl NativeSolution {
         })
     }
 
+    /// Predicted seconds of running the plan as dataflow
+    /// (`tickopt::cost::dataflow`): `alpha_us` per message, `link_gbps`.
+    fn predict_dataflow_seconds(
+        &self,
+        py: Python<'_>,
+        alpha_us: f64,
+        link_gbps: f64,
+    ) -> PyResult<f64> {
+        let cost = tickopt::cost::CostModel::new(alpha_us, link_gbps).map_err(value_error)?;
+        detached(py, || {
+            let layout = Layout::new(&self.inst).map_err(value_error)?;
+            let flows =
+                tickopt::lower::dataflow::lower_dataflow(&self.inst, &self.sol.schedule, &layout)
+                    .map_err(value_error)?;
+            Ok(tickopt::cost::dataflow::predict_seconds(&flows, &cost))
+        })
+    }
+
     /// Sizes in bytes of rank `rank`'s send and receive buffers (p2p layout).
     fn buffer_bytes(&self, rank: i128) -> PyResult<(u64, u64)> {
         let rank: u32 = to_uint(rank, "rank", "rank").map_err(value_error)?;

@@ -263,6 +263,13 @@ class Solution:
         boundary); the k-th send from r to p is the k-th receive at p from r."""
         return self._native.dataflow(_as_int(rank, "rank"))
 
+    def predict_dataflow_seconds(self, alpha_us: float, link_gbps: float) -> float:
+        """Seconds the plan takes run as dataflow (:meth:`dataflow`), each
+        message costing `alpha_us` microseconds plus its bytes over
+        `link_gbps` gigabits per second (``tickopt::cost::dataflow``: a
+        model, not a bound)."""
+        return self._native.predict_dataflow_seconds(float(alpha_us), float(link_gbps))
+
     def buffer_bytes(self, rank: int) -> Tuple[int, int]:
         """Sizes of rank `rank`'s send and receive buffers in the p2p layout."""
         return self._native.buffer_bytes(_as_int(rank, "rank"))

@@ -8,7 +8,9 @@
 //! - [`assess`]: what a summary states in seconds about one solve
 //!   ([`Seconds`]), built from a solution and checked again by `verify`;
 //! - [`calibrate`]: least squares fit of alpha and the rate to executor
-//!   reports.
+//!   reports;
+//! - [`dataflow`]: the seconds of a dataflow run (alpha per message, no
+//!   tick boundaries), simulated on the lowering's per-rank lists.
 //!
 //! Per-demand bandwidths (two-tier instances, DESIGN.md §11): the tick time
 //! follows the instance bandwidth (`copy_bw_bits_per_tick`), the longest
@@ -19,6 +21,7 @@
 pub mod assess;
 pub mod calibrate;
 pub mod chunk;
+pub mod dataflow;
 /// The link cost model, defined in the instance layer (an instance JSON's
 /// `"cost"` object is read into it) and re-exported here.
 pub mod model {

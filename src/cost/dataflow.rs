@@ -1,0 +1,73 @@
+//! Seconds of a dataflow run (doc/design.md §14): what a plan takes when
+//! each transfer waits only for its own two ends, not for a tick.
+//!
+//! The run is simulated message by message on the lowering's lists
+//! ([`crate::lower::dataflow`]): a message starts when its sender's
+//! previous send and its receiver's previous receive are done, and lasts
+//! `alpha + bytes / rate` (alpha here is the cost of one *message*, a
+//! handshake, not of a tick). Messages are visited in order of their first
+//! tick, which is an order in which every message comes after the ones it
+//! waits for (each rank's lists follow the ticks). O(messages log
+//! messages). The prediction is a model, not a bound: links here carry one
+//! message at a time at the full rate, as the dataflow runner arranges.
+
+use crate::instance::CostModel;
+use crate::lower::dataflow::RankFlow;
+
+/// Predicted seconds of running `flows` (every rank's, `flows[r]` for
+/// rank r) as dataflow under `cost` (alpha per message).
+pub fn predict_seconds(flows: &[RankFlow], cost: &CostModel) -> f64 {
+    let n = flows.len();
+    // (first tick, sender, index in the sender's list, receiver, bytes)
+    let mut order: Vec<(u64, u32, u32, u32, u64)> = Vec::new();
+    for (s, f) in flows.iter().enumerate() {
+        for (k, m) in f.sends.iter().enumerate() {
+            order.push((m.first_tick, s as u32, k as u32, m.peer, m.bytes));
+        }
+    }
+    order.sort_unstable();
+    let mut send_free = vec![0.0f64; n];
+    let mut recv_free = vec![0.0f64; n];
+    for &(_, s, _, d, bytes) in &order {
+        let (s, d) = (s as usize, d as usize);
+        let start = send_free[s].max(recv_free[d]);
+        let end = start + cost.alpha_seconds() + cost.transfer_seconds(bytes as u128 * 8);
+        send_free[s] = end;
+        recv_free[d] = end;
+    }
+    send_free
+        .iter()
+        .chain(&recv_free)
+        .fold(0.0f64, |a, &b| a.max(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::dataflow::Message;
+
+    fn msg(peer: u32, bytes: u64, first_tick: u64) -> Message {
+        Message {
+            peer,
+            offset: 0,
+            bytes,
+            first_tick,
+            demand: 0,
+        }
+    }
+
+    #[test]
+    fn a_transfer_waits_for_both_of_its_ends_only() {
+        // 0 -> 1 (1000 B, tick 0), 2 -> 3 (500 B, tick 0), then 0 -> 3
+        // (250 B, tick 1): it waits for 0's send (1 ms) and 3's receive
+        // (0.5 ms), so it starts at 1 ms and ends at 1.25 ms (+ alpha each).
+        let mut flows = vec![RankFlow::default(); 4];
+        flows[0].sends = vec![msg(1, 1000, 0), msg(3, 250, 1)];
+        flows[2].sends = vec![msg(3, 500, 0)];
+        let rate = CostModel::new(0.0, 8e-3).unwrap(); // 8 Mbit/s: 1 B per us
+        assert!((predict_seconds(&flows, &rate) - 1.25e-3).abs() < 1e-12);
+        let with_alpha = CostModel::new(10.0, 8e-3).unwrap();
+        assert!((predict_seconds(&flows, &with_alpha) - 1.27e-3).abs() < 1e-12);
+        assert_eq!(predict_seconds(&[], &rate), 0.0);
+    }
+}
