@@ -310,6 +310,32 @@ mod tests {
         out
     }
 
+    /// Entries land in their vertex's row in the order given; both ends
+    /// of an edge are listed, `a`'s first; rows can be given whole.
+    #[test]
+    fn adjacency_rows_keep_the_order_given() {
+        let adj: Adjacency<u32> =
+            Adjacency::from_entries(4, [(2, 7), (0, 5), (2, 1), (3, 9), (2, 4)]);
+        assert_eq!(adj.n(), 4);
+        let rows: Vec<&[u32]> = (0..4).map(|v| adj.row(v)).collect();
+        assert_eq!(rows, [&[5][..], &[], &[7, 1, 4], &[9]]);
+        assert_eq!((adj.len_of(1), adj.len_of(2)), (0, 3));
+        assert_eq!(
+            adj.positions(2).map(|p| *adj.at(p)).collect::<Vec<_>>(),
+            [7, 1, 4]
+        );
+        let edges = [(0u32, 1u32, 'x'), (1, 2, 'y'), (0, 2, 'z')];
+        let inc: Adjacency<(u32, u32, char)> = Adjacency::of_edges(3, &edges, |o, e, x| (o, e, x));
+        assert_eq!(inc.row(0), [(1, 0, 'x'), (2, 2, 'z')]);
+        assert_eq!(inc.row(1), [(0, 0, 'x'), (2, 1, 'y')]);
+        assert_eq!(inc.row(2), [(1, 1, 'y'), (0, 2, 'z')]);
+        let rows = Adjacency::from_rows([vec![3u8], vec![], vec![1, 2]]);
+        assert_eq!(
+            (rows.row(0), rows.row(1), rows.row(2)),
+            (&[3u8][..], &[][..], &[1u8, 2][..])
+        );
+    }
+
     proptest! {
         #[test]
         fn strict1_edges_match_a_sort_of_all_demands(
