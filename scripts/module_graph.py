@@ -17,7 +17,8 @@ prints
       a module imports only from its own layer or below, top-level modules
       of one layer import each other in one direction only, and nothing
       imports the crate root (`crate::solve_instance`: name the defining
-      module).
+      module); inside a module with folders of its own (`solve`), a file
+      imports only from its own folder's layer or below (SUB_LAYERS).
 
 Test code (`#[cfg(test)]` items and the files of `#[cfg(test)] mod x;`) is
 left out: tests may check a lower layer against a higher one. Comments,
@@ -52,6 +53,36 @@ SAME_LAYER_ORDER = [
     ("validate", "schedule"),  # schedule's writers and readers validate
 ]
 LAYER_OF = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+# Inside a top-level module: its files and folders, bottom to top, as
+# paths under src/<module>/ (a folder ends in "/"; the longest matching
+# path decides). doc/design.md and each folder's mod.rs say the same.
+SUB_LAYERS = {
+    "solve": [
+        ["mod.rs", "solution.rs", "status.rs", "proofs.rs"],  # the core
+        ["heuristic/"],
+        ["one_port/"],
+        ["first_fit/"],
+        ["multiport/"],
+        ["structure/"],
+        ["portfolio.rs"],
+        ["first_fit/replan.rs"],  # falls back to the whole portfolio
+    ],
+}
+
+
+def sub_layer(fname):
+    """(module, index, path) of a file's place in SUB_LAYERS, or None."""
+    parts = fname.split("/")
+    if len(parts) < 3 or parts[0] != "src" or parts[1] not in SUB_LAYERS:
+        return None
+    rest = "/".join(parts[2:])
+    best = None
+    for i, layer in enumerate(SUB_LAYERS[parts[1]]):
+        for path in layer:
+            hit = rest == path or (path.endswith("/") and rest.startswith(path))
+            if hit and (best is None or len(path) > len(best[2])):
+                best = (parts[1], i, path)
+    return best
 
 # Known problems left for later, each with why: ("circle", file, ...) for
 # a circle through exactly those files, (from_file, to_file) for an import.
@@ -439,10 +470,22 @@ def main():
 
     print("(b) imports against the layer order, bottom to top: "
           + " -> ".join(", ".join(layer) for layer in LAYERS))
+    for mod, layers in sorted(SUB_LAYERS.items()):
+        print("    inside %s: %s" % (mod, " -> ".join(", ".join(layer) for layer in layers)))
     bad = [(a, "src/lib.rs", line, what, "imports the crate root") for a, line, what in root_uses]
     same = {}  # (module, module) in one layer -> [(from, to, line, what)]
     for (a, b), hits in sorted(edges.items()):
         ta, tb = top(c.file_mod[a]), top(c.file_mod[b])
+        if ta is not None and ta == tb and ta in SUB_LAYERS:
+            sa, sb = sub_layer(a), sub_layer(b)
+            for line, what in hits:
+                if sa is None or sb is None:
+                    why = "%s is in no layer of %s" % (a if sa is None else b, ta)
+                    bad.append((a, b, line, what, why))
+                elif sb[1] > sa[1]:
+                    why = "%s (%s layer %d) imports %s (layer %d)" % (sa[2], ta, sa[1], sb[2], sb[1])
+                    bad.append((a, b, line, what, why))
+            continue
         if ta is None or tb is None or ta == tb:
             continue
         la, lb = LAYER_OF.get(ta), LAYER_OF.get(tb)

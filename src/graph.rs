@@ -4,6 +4,11 @@
 //! `m(a->b) + m(b->a)` (both directions compete for the same two slots).
 //! READ1_WRITE1 sees a bipartite multigraph senders x receivers whose edges
 //! are the demands themselves. Degrees are in chunks.
+//!
+//! [`Adjacency`] is the one compressed adjacency (CSR) of the crate: the
+//! neighbours or incident edges of each vertex, built by a counting sort,
+//! for every module that walks them (bipartite sides, structure
+//! colouring, the odd-set search, factor peeling).
 
 use crate::instance::{Instance, Model, Slot};
 
@@ -38,6 +43,95 @@ pub struct DemandGraph<'a> {
     pub in_degree: Vec<u64>,
 }
 
+/// A compressed adjacency (CSR) over vertices `0..n`: vertex `v`'s
+/// entries are one slice, in the order they were given (a stable counting
+/// sort). O(n + entries) time and memory, two allocations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Adjacency<T> {
+    start: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T: Copy + Default> Adjacency<T> {
+    /// From `(v, item)` entries, every `v < n`; the iterator is walked
+    /// twice (once to count, once to fill).
+    pub fn from_entries<I>(n: usize, entries: I) -> Adjacency<T>
+    where
+        I: IntoIterator<Item = (u32, T)>,
+        I::IntoIter: Clone,
+    {
+        let entries = entries.into_iter();
+        let mut start = vec![0usize; n + 1];
+        for (v, _) in entries.clone() {
+            start[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![T::default(); start[n]];
+        for (v, item) in entries {
+            items[fill[v as usize]] = item;
+            fill[v as usize] += 1;
+        }
+        Adjacency { start, items }
+    }
+
+    /// Both ends of every undirected edge of `edges` (`(a, b, x)` in
+    /// order): `item(b, e, x)` at `a`, then `item(a, e, x)` at `b`, where
+    /// `e` is the edge's index.
+    pub fn of_edges<'e, X: Copy + 'e>(
+        n: usize,
+        edges: &'e [(u32, u32, X)],
+        item: impl Fn(u32, u32, X) -> T + Copy,
+    ) -> Adjacency<T> {
+        let both = edges.iter().enumerate().flat_map(move |(e, &(a, b, x))| {
+            let e = e as u32;
+            [(a, item(b, e, x)), (b, item(a, e, x))]
+        });
+        Adjacency::from_entries(n, both)
+    }
+}
+
+impl<T> Adjacency<T> {
+    /// From rows given one after another (row `v` is the `v`-th).
+    pub fn from_rows<R: IntoIterator<Item = T>>(rows: impl IntoIterator<Item = R>) -> Self {
+        let mut start = vec![0];
+        let mut items = Vec::new();
+        for row in rows {
+            items.extend(row);
+            start.push(items.len());
+        }
+        Adjacency { start, items }
+    }
+
+    /// The number of vertices.
+    pub fn n(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// The entries of `v`.
+    pub fn row(&self, v: usize) -> &[T] {
+        &self.items[self.start[v]..self.start[v + 1]]
+    }
+
+    /// The number of entries of `v`.
+    pub fn len_of(&self, v: usize) -> usize {
+        self.start[v + 1] - self.start[v]
+    }
+
+    /// The positions of `v`'s entries in [`Adjacency::at`]'s numbering (a
+    /// walk that keeps its place in a row as a position).
+    pub fn positions(&self, v: usize) -> std::ops::Range<usize> {
+        self.start[v]..self.start[v + 1]
+    }
+
+    /// The entry at position `p`.
+    pub fn at(&self, p: usize) -> &T {
+        &self.items[p]
+    }
+}
+
 /// The STRICT1 edges of `inst`, sorted by `(a, b)`, each listing `a->b`
 /// before `b->a`.
 ///
@@ -49,30 +143,25 @@ pub struct DemandGraph<'a> {
 fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
     let n = inst.slots as usize;
     let demands = inst.demands();
-    let mut start = vec![0usize; n + 1];
-    for d in demands.iter().filter(|d| d.src > d.dst) {
-        start[d.dst as usize + 1] += 1;
-    }
-    for v in 0..n {
-        start[v + 1] += start[v];
-    }
-    let mut fill = start.clone();
-    let mut from_above = vec![0u32; start[n]];
-    for (i, d) in demands.iter().enumerate().filter(|(_, d)| d.src > d.dst) {
-        from_above[fill[d.dst as usize]] = i as u32;
-        fill[d.dst as usize] += 1;
-    }
+    // The demands `b->a` with `b > a`, at `a`, in demand order (so by `b`).
+    let from_above: Adjacency<u32> = Adjacency::from_entries(
+        n,
+        (demands.iter().enumerate())
+            .filter(|(_, d)| d.src > d.dst)
+            .map(|(i, d)| (d.dst, i as u32)),
+    );
     let part = |i: usize| (i as u32, inst.chunks(i));
     let mut edges = Vec::with_capacity(demands.len());
     let mut row = 0;
     for a in 0..n {
         let row_end = row + demands[row..].partition_point(|d| d.src as usize == a);
         let mut p = row + demands[row..row_end].partition_point(|d| (d.dst as usize) < a);
-        let mut q = start[a];
+        let above = from_above.row(a);
+        let mut q = 0;
         let a = a as Slot;
         loop {
             let out = (p < row_end).then(|| demands[p].dst);
-            let back = (q < start[a as usize + 1]).then(|| demands[from_above[q] as usize].src);
+            let back = above.get(q).map(|&i| demands[i as usize].src);
             let (take_out, take_back) = match (out, back) {
                 (None, None) => break,
                 (Some(b), Some(c)) => (b <= c, c <= b),
@@ -85,7 +174,7 @@ fn undirected_edges(inst: &Instance) -> Vec<UndirectedEdge> {
                 p += 1;
             }
             if take_back {
-                parts.push(part(from_above[q] as usize));
+                parts.push(part(above[q] as usize));
                 q += 1;
             }
             edges.push(UndirectedEdge {
@@ -219,6 +308,32 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Entries land in their vertex's row in the order given; both ends
+    /// of an edge are listed, `a`'s first; rows can be given whole.
+    #[test]
+    fn adjacency_rows_keep_the_order_given() {
+        let adj: Adjacency<u32> =
+            Adjacency::from_entries(4, [(2, 7), (0, 5), (2, 1), (3, 9), (2, 4)]);
+        assert_eq!(adj.n(), 4);
+        let rows: Vec<&[u32]> = (0..4).map(|v| adj.row(v)).collect();
+        assert_eq!(rows, [&[5][..], &[], &[7, 1, 4], &[9]]);
+        assert_eq!((adj.len_of(1), adj.len_of(2)), (0, 3));
+        assert_eq!(
+            adj.positions(2).map(|p| *adj.at(p)).collect::<Vec<_>>(),
+            [7, 1, 4]
+        );
+        let edges = [(0u32, 1u32, 'x'), (1, 2, 'y'), (0, 2, 'z')];
+        let inc: Adjacency<(u32, u32, char)> = Adjacency::of_edges(3, &edges, |o, e, x| (o, e, x));
+        assert_eq!(inc.row(0), [(1, 0, 'x'), (2, 2, 'z')]);
+        assert_eq!(inc.row(1), [(0, 0, 'x'), (2, 1, 'y')]);
+        assert_eq!(inc.row(2), [(1, 1, 'y'), (0, 2, 'z')]);
+        let rows = Adjacency::from_rows([vec![3u8], vec![], vec![1, 2]]);
+        assert_eq!(
+            (rows.row(0), rows.row(1), rows.row(2)),
+            (&[3u8][..], &[][..], &[1u8, 2][..])
+        );
     }
 
     proptest! {

@@ -28,6 +28,7 @@
 //! `None`; the LP/ILP engine handles the graph then.
 
 use crate::bounds::checked_sum;
+use crate::graph::Adjacency;
 use crate::rounds::zip_rounds;
 use std::collections::HashMap;
 
@@ -77,26 +78,11 @@ pub fn colour_by_structure(n: usize, edges: &[(u32, u32, u64)]) -> Option<Struct
     let mut ticks = 0u64;
     let mut odd_set = None;
     // Adjacency (edge indices per slot), built once.
-    let mut start = vec![0usize; n + 1];
-    for &(a, b, _) in edges {
-        start[a as usize + 1] += 1;
-        start[b as usize + 1] += 1;
-    }
-    for v in 0..n {
-        start[v + 1] += start[v];
-    }
-    let mut fill = start.clone();
-    let mut inc = vec![0u32; start[n]];
-    for (e, &(a, b, _)) in edges.iter().enumerate() {
-        inc[fill[a as usize]] = e as u32;
-        fill[a as usize] += 1;
-        inc[fill[b as usize]] = e as u32;
-        fill[b as usize] += 1;
-    }
+    let inc: Adjacency<u32> = Adjacency::of_edges(n, edges, |_, e, _| e);
     for (verts, comp_edges) in comps {
         let k = verts.len();
         let (rounds, t, odd) = if verts.iter().all(|&v| support[v as usize] <= 2) {
-            path_or_cycle(edges, &verts, &comp_edges, &deg, &start, &inc)?
+            path_or_cycle(edges, &verts, &comp_edges, &deg, &inc)?
         } else if comp_edges.len() == k * (k - 1) / 2
             && k <= COMPLETE_MAX
             && comp_edges
@@ -197,8 +183,7 @@ fn path_or_cycle(
     verts: &[u32],
     comp_edges: &[u32],
     deg: &[u64],
-    start: &[usize],
-    inc: &[u32],
+    inc: &Adjacency<u32>,
 ) -> Option<Part> {
     let k = verts.len();
     let is_cycle = comp_edges.len() == k;
@@ -206,17 +191,12 @@ fn path_or_cycle(
     let first = if is_cycle {
         verts[0]
     } else {
-        *verts
-            .iter()
-            .find(|&&v| start[v as usize + 1] - start[v as usize] == 1)?
+        *verts.iter().find(|&&v| inc.len_of(v as usize) == 1)?
     };
     let mut order: Vec<u32> = Vec::with_capacity(comp_edges.len());
     let (mut v, mut prev) = (first, u32::MAX);
     while order.len() < comp_edges.len() {
-        let next = inc[start[v as usize]..start[v as usize + 1]]
-            .iter()
-            .copied()
-            .find(|&e| e != prev)?;
+        let next = inc.row(v as usize).iter().copied().find(|&e| e != prev)?;
         order.push(next);
         let (a, b, _) = edges[next as usize];
         v = if a == v { b } else { a };

@@ -3,11 +3,9 @@
 //! [`Solution`] leaves this module. Re-exported at the crate root.
 
 use super::first_fit;
-use super::greedy::greedy_schedule_on;
-use super::{
-    greedy::Greedy, koenig::Koenig, note_cut_short, strict1_exact::Strict1Exact, Solution,
-    SolveOptions, Solver, Status,
-};
+use super::heuristic::greedy::{greedy_schedule_on, Greedy};
+use super::one_port::{koenig::Koenig, strict1_exact::Strict1Exact};
+use super::{note_cut_short, Solution, SolveOptions, Solver, Status};
 use crate::bounds::gamma::reduced_search_size;
 use crate::bounds::{exact_bounds, exact_bounds_until, simple_bounds, Bounds};
 use crate::colour::backbone_may_fit;
@@ -119,7 +117,7 @@ pub fn bounds_settled_until(
             && reduced_search_size(inst.slots as usize, &edges) >= COLOUR_FIRST_SIZE
     };
     let coloured = large()
-        .then(|| super::structured::solve_by_backbone(inst, g))
+        .then(|| super::one_port::structured::solve_by_backbone(inst, g))
         .flatten()
         .filter(|sol| validate_compact(inst, &sol.schedule).passed());
     match coloured {
@@ -175,7 +173,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // rounds no longer fit a time limit; the binary split's cost follows
     // the pairs. Its schedule, with the degree bound (complete only when
     // the schedule meets it: then it is optimal).
-    if request.solver == SolverChoice::Auto && super::bit_split::applies(inst) {
+    if request.solver == SolverChoice::Auto && super::structure::bit_split::applies(inst) {
         let deadline = request.time_limit.map(|limit| t0 + limit);
         return finish(inst, bit_split_solution(inst, &g, deadline), t0, 0.0);
     }
@@ -224,7 +222,8 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     // search (a Gomory-Hu tree: seconds on dense supports) is not needed.
     let cheap_multiport = if inst.is_multiport() {
         let mut cheap = simple_bounds(inst, &g);
-        let sol = super::multiport::solve_multiport(inst, &g, &cheap, &opts, true, &one_port);
+        let sol =
+            super::multiport::solver::solve_multiport(inst, &g, &cheap, &opts, true, &one_port);
         if sol.ticks == cheap.best.ticks {
             cheap.complete = true;
             return finish(inst, sol.under_bounds(&cheap), t0, 0.0);
@@ -247,7 +246,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
             .expect("checked in the guard")
             .under_bounds(&bounds),
         _ if inst.is_multiport() => {
-            super::multiport::solve_multiport(inst, &g, &bounds, &opts, false, &one_port)
+            super::multiport::solver::solve_multiport(inst, &g, &bounds, &opts, false, &one_port)
         }
         (Model::Read1Write1, SolverChoice::Auto | SolverChoice::Exact) => {
             Koenig.solve(inst, &bounds, &opts)
@@ -268,7 +267,7 @@ pub fn solve_instance(inst: &Instance, request: &SolveRequest) -> Result<Solutio
     finish(inst, sol, t0, bounds_seconds)
 }
 
-/// [`super::at_scale::solve_at_scale`] with each part solved by this very
+/// [`super::structure::at_scale::solve_at_scale`] with each part solved by this very
 /// function, within the time left of the solve that started at `t0`: the
 /// parts share its deadline instead of each starting a fresh limit.
 fn at_scale(
@@ -287,11 +286,11 @@ fn at_scale(
         solve_instance(p, &part_request).ok()
     };
     let deadline = request.time_limit.map(|limit| t0 + limit);
-    super::at_scale::solve_at_scale(inst, g, deadline, request.keep_classes, &part)
+    super::structure::at_scale::solve_at_scale(inst, g, deadline, request.keep_classes, &part)
 }
 
 /// The one-port engine of the multi-port solver's odd-port split
-/// ([`super::multiport::OnePort`]): this solve, greedy only or `auto`.
+/// ([`super::multiport::solver::OnePort`]): this solve, greedy only or `auto`.
 fn one_port(inst: &Instance, greedy_only: bool, time_limit: Option<Duration>) -> Solution {
     let solver = if greedy_only {
         SolverChoice::Greedy
@@ -314,9 +313,9 @@ fn pairwise_solution(inst: &Instance, g: &DemandGraph) -> Solution {
         Ok(sol) => sol.schedule,
         // Unreachable (the engine's schedules are valid); the round's
         // greedy then, validated with the rest.
-        Err(_) => super::greedy::greedy_schedule_on(part, None, None).0,
+        Err(_) => super::heuristic::greedy::greedy_schedule_on(part, None, None).0,
     };
-    let schedule = super::pairwise::pairwise_schedule(inst, &exact);
+    let schedule = super::heuristic::pairwise::pairwise_schedule(inst, &exact);
     let bounds = simple_bounds(inst, g);
     Solution::from_schedule(schedule, &bounds, "pairwise", t.elapsed().as_secs_f64())
 }
@@ -325,7 +324,7 @@ fn pairwise_solution(inst: &Instance, g: &DemandGraph) -> Solution {
 /// (complete only when the schedule meets it: then it is optimal).
 fn bit_split_solution(inst: &Instance, g: &DemandGraph, deadline: Option<Instant>) -> Solution {
     let t = Instant::now();
-    let (schedule, cut, layers) = super::bit_split::bit_split_schedule(inst, deadline);
+    let (schedule, cut, layers) = super::structure::bit_split::bit_split_schedule(inst, deadline);
     let mut bounds = simple_bounds(inst, g);
     if schedule.ticks() == bounds.best.ticks {
         bounds.complete = true;
@@ -361,7 +360,7 @@ fn by_structure_or_first_fit(inst: &Instance, g: &DemandGraph) -> Option<Solutio
             return Some(sol);
         }
     }
-    if let Some(sol) = super::structured::solve_by_structure(inst, g) {
+    if let Some(sol) = super::one_port::structured::solve_by_structure(inst, g) {
         return Some(sol);
     }
     if !skewed {
@@ -369,7 +368,7 @@ fn by_structure_or_first_fit(inst: &Instance, g: &DemandGraph) -> Option<Solutio
             return Some(sol);
         }
     }
-    super::structured::solve_by_backbone(inst, g)
+    super::one_port::structured::solve_by_backbone(inst, g)
 }
 
 /// First fit (module `first_fit`) where it applies and meets Delta, with
@@ -399,11 +398,11 @@ fn fast_dense(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     let delta = g.max_degree().0;
     let (schedule, name) = match inst.model {
         Model::Read1Write1 => (
-            super::merged::merged_delta_schedule(inst, g)?,
+            super::structure::merged::merged_delta_schedule(inst, g)?,
             "koenig_merged",
         ),
-        Model::Strict1 if super::dense_greedy::applies(inst) => (
-            super::dense_greedy::dense_strict1_schedule(inst, delta),
+        Model::Strict1 if super::heuristic::dense_greedy::applies(inst) => (
+            super::heuristic::dense_greedy::dense_strict1_schedule(inst, delta),
             "dense_greedy",
         ),
         Model::Strict1 => return None,
@@ -427,7 +426,7 @@ fn finish(
 
 /// [`finish`] with the validator given: `validate` must judge exactly as
 /// [`validate_compact`] does (e.g. [`crate::validate::validate_edited`]).
-pub(super) fn finish_validated(
+pub(in crate::solve) fn finish_validated(
     inst: &Instance,
     mut sol: Solution,
     t0: Instant,
@@ -484,7 +483,7 @@ fn strict1_auto(
     early: Option<((Schedule, bool), Instant)>,
 ) -> Solution {
     if early.is_none() && compact_greedy_first(inst) {
-        let quick = super::strict1_exact::compact_greedy(inst, bounds);
+        let quick = super::one_port::strict1_exact::compact_greedy(inst, bounds);
         if quick.status == Status::Optimal {
             return quick;
         }

@@ -220,7 +220,7 @@ impl Cap for u128 {
 
 impl<C: Cap> FlowNet<C> {
     pub(super) fn new(nn: usize, edges: &[(u32, u32, u128)]) -> Self {
-        let start = super::csr_offsets(nn, edges);
+        let start = csr_offsets(nn, edges);
         let mut fill = start.clone();
         let mut arcs = vec![Arc::default(); start[nn]];
         let mut node_cap = vec![C::default(); nn];
@@ -456,4 +456,18 @@ impl<C: Cap> FlowNet<C> {
         }
         total
     }
+}
+
+/// Offsets of a compressed adjacency (CSR) holding both directions of
+/// every edge: vertex `v`'s entries are `start[v]..start[v + 1]`.
+fn csr_offsets(n: usize, edges: &[(u32, u32, u128)]) -> Vec<usize> {
+    let mut start = vec![0usize; n + 1];
+    for &(a, b, _) in edges {
+        start[a as usize + 1] += 1;
+        start[b as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    start
 }

@@ -521,10 +521,10 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a.max(1)
 }
 
-/// Simple weighted graph (parallel edges merged) in compressed adjacency form.
+/// Simple weighted graph (parallel edges merged) in compressed adjacency
+/// form ([`Adjacency`]: neighbour and weight per vertex).
 struct Csr {
-    start: Vec<usize>,
-    adj: Vec<(u32, u128)>,
+    adj: Adjacency<(u32, u128)>,
 }
 
 impl Csr {
@@ -548,24 +548,17 @@ impl Csr {
 
     /// Builds the adjacency of a simple graph given as `(a, b, w)`, `a != b`.
     fn from_simple(n: usize, edges: &[(u32, u32, u128)]) -> Self {
-        let start = csr_offsets(n, edges);
-        let mut fill = start.clone();
-        let mut adj = vec![(0u32, 0u128); start[n]];
-        for &(a, b, m) in edges {
-            adj[fill[a as usize]] = (b, m);
-            fill[a as usize] += 1;
-            adj[fill[b as usize]] = (a, m);
-            fill[b as usize] += 1;
+        Csr {
+            adj: Adjacency::of_edges(n, edges, |other, _, m| (other, m)),
         }
-        Csr { start, adj }
     }
 
     fn n(&self) -> usize {
-        self.start.len() - 1
+        self.adj.n()
     }
 
     fn nbrs(&self, v: usize) -> &[(u32, u128)] {
-        &self.adj[self.start[v]..self.start[v + 1]]
+        self.adj.row(v)
     }
 
     /// The subgraph induced by `verts` (vertex `i` of the result is
@@ -575,22 +568,16 @@ impl Csr {
         for (i, &v) in verts.iter().enumerate() {
             map[v as usize] = i as u32;
         }
-        let mut start = Vec::with_capacity(verts.len() + 1);
-        let mut adj = Vec::new();
-        start.push(0);
-        for &v in verts {
-            adj.extend(
-                self.nbrs(v as usize)
-                    .iter()
-                    .filter(|&&(u, _)| map[u as usize] != NONE)
-                    .map(|&(u, m)| (map[u as usize], m)),
-            );
-            start.push(adj.len());
-        }
+        let seen: &[u32] = map;
+        let adj = Adjacency::from_rows(verts.iter().map(|&v| {
+            (self.nbrs(v as usize).iter())
+                .filter(move |&&(u, _)| seen[u as usize] != NONE)
+                .map(move |&(u, m)| (seen[u as usize], m))
+        }));
         for &v in verts {
             map[v as usize] = NONE;
         }
-        Csr { start, adj }
+        Csr { adj }
     }
 
     /// `E(set)`. `map` as in [`Csr::induced`].
@@ -987,21 +974,8 @@ fn densest_odd_cut(
     Ok(Some((members, two_e, s)))
 }
 
+use crate::graph::Adjacency;
 use std::time::Instant;
-
-/// Offsets of a compressed adjacency (CSR) holding both directions of
-/// every edge: vertex `v`'s entries are `start[v]..start[v + 1]`.
-fn csr_offsets(n: usize, edges: &[(u32, u32, u128)]) -> Vec<usize> {
-    let mut start = vec![0usize; n + 1];
-    for &(a, b, _) in edges {
-        start[a as usize + 1] += 1;
-        start[b as usize + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    start
-}
 
 mod flow;
 mod reduce;

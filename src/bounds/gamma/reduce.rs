@@ -9,6 +9,7 @@
 //! 20,001 slots and 100 chords leave about 200 vertices.
 
 use super::NONE;
+use crate::graph::Adjacency;
 
 /// A graph the odd-cut test runs on: a searched component as it is
 /// ([`Part::whole`]), or one of its blocks with its chains contracted
@@ -110,22 +111,13 @@ fn contract(edges: &[(u32, u32, u128)], block: &[u32], s: &mut Scratch) -> Part 
     let branch: Vec<bool> = verts.iter().map(|&v| s.nbrs[v as usize] >= 3).collect();
     let wdeg: Vec<u128> = verts.iter().map(|&v| s.wdeg[v as usize]).collect();
     // The block's adjacency in positions of `verts`.
-    let mut start = vec![0usize; bl + 1];
-    for (i, &v) in verts.iter().enumerate() {
-        start[i + 1] = start[i] + s.nbrs[v as usize] as usize;
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![(0u32, 0u128); start[bl]];
-    let mut local: Vec<(u32, u32, u128)> = Vec::with_capacity(block.len());
-    for &e in block {
-        let (a, b, m) = edges[e as usize];
-        let (x, y) = (s.at[a as usize], s.at[b as usize]);
-        adj[fill[x as usize]] = (y, m);
-        fill[x as usize] += 1;
-        adj[fill[y as usize]] = (x, m);
-        fill[y as usize] += 1;
-        local.push((x, y, m));
-    }
+    let local: Vec<(u32, u32, u128)> = (block.iter())
+        .map(|&e| {
+            let (a, b, m) = edges[e as usize];
+            (s.at[a as usize], s.at[b as usize], m)
+        })
+        .collect();
+    let adj = Adjacency::of_edges(bl, &local, |other, _, m| (other, m));
     for &v in &verts {
         let v = v as usize;
         (s.nbrs[v], s.wdeg[v], s.at[v]) = (0, 0, NONE);
@@ -163,14 +155,13 @@ fn contract(edges: &[(u32, u32, u128)], block: &[u32], s: &mut Scratch) -> Part 
             chain.clear();
             chain.push(i as u32);
             // Walk both ways to the branch vertices at the chain's ends.
-            for &(first, m_first) in &adj[start[i]..start[i + 1]] {
+            for &(first, m_first) in adj.row(i) {
                 let (mut prev, mut cur, mut m) = (i as u32, first, m_first);
                 let mut steps = 0;
                 while !branch[cur as usize] && steps <= bl {
                     chain.push(cur);
                     let c = cur as usize;
-                    let &(next, m_next) = adj[start[c]..start[c + 1]]
-                        .iter()
+                    let &(next, m_next) = (adj.row(c).iter())
                         .find(|&&(y, _)| y != prev)
                         .expect("a chain vertex has two neighbours in the block");
                     (prev, cur, m) = (cur, next, m_next);
@@ -204,22 +195,7 @@ fn contract(edges: &[(u32, u32, u128)], block: &[u32], s: &mut Scratch) -> Part 
 /// Tarjan (no recursion: components of a million slots are fine), `O(k +
 /// m)` plus the sorting.
 fn biconnected(k: usize, edges: &[(u32, u32, u128)]) -> Vec<Vec<u32>> {
-    let mut start = vec![0usize; k + 1];
-    for &(a, b, _) in edges {
-        start[a as usize + 1] += 1;
-        start[b as usize + 1] += 1;
-    }
-    for i in 0..k {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![(0u32, 0u32); start[k]];
-    for (e, &(a, b, _)) in edges.iter().enumerate() {
-        adj[fill[a as usize]] = (b, e as u32);
-        fill[a as usize] += 1;
-        adj[fill[b as usize]] = (a, e as u32);
-        fill[b as usize] += 1;
-    }
+    let adj = Adjacency::of_edges(k, edges, |other, e, _| (other, e));
     let mut disc = vec![NONE; k];
     let mut low = vec![0u32; k];
     let mut time = 0u32;
@@ -232,13 +208,13 @@ fn biconnected(k: usize, edges: &[(u32, u32, u128)]) -> Vec<Vec<u32>> {
         }
         (disc[root], low[root]) = (time, time);
         time += 1;
-        stack.push((root as u32, NONE, start[root]));
+        stack.push((root as u32, NONE, adj.positions(root).start));
         while let Some(top) = stack.last_mut() {
             let (v, via, next) = *top;
             let v = v as usize;
-            if next < start[v + 1] {
+            if next < adj.positions(v).end {
                 top.2 += 1;
-                let (u, e) = adj[next];
+                let (u, e) = *adj.at(next);
                 let u = u as usize;
                 if e == via {
                     continue;
@@ -247,7 +223,7 @@ fn biconnected(k: usize, edges: &[(u32, u32, u128)]) -> Vec<Vec<u32>> {
                     open.push(e);
                     (disc[u], low[u]) = (time, time);
                     time += 1;
-                    stack.push((u as u32, e, start[u]));
+                    stack.push((u as u32, e, adj.positions(u).start));
                 } else if disc[u] < disc[v] {
                     // A back edge to an ancestor (seen once, from below).
                     open.push(e);

@@ -19,18 +19,18 @@
 //! bits together, so only the low layers lose: on the 2M random
 //! pairs (sizes uniform in 8..1e6 bits) 1.007 x Delta, where splitting
 //! every bit gives 1.038 x. On structured traffic the exact paths of
-//! [`super::portfolio`] stay better, which is why this path only takes
+//! [`crate::solve::portfolio`] stay better, which is why this path only takes
 //! instances too heavy for them ([`applies`]). Heuristic, not exact: its
 //! status is whatever the bound proves.
 //!
-//! Each layer is coloured by the load greedy ([`super::greedy`]) on its
+//! Each layer is coloured by the load greedy ([`crate::solve::heuristic::greedy`]) on its
 //! own instance; layers run in parallel (rayon; the top, the largest,
 //! first) and are combined in a fixed order, so the schedule is the same on
 //! any number of threads.
 
-use super::greedy::greedy_schedule_until;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
+use crate::solve::heuristic::greedy::greedy_schedule_until;
 use rayon::prelude::*;
 use std::time::Instant;
 

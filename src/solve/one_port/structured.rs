@@ -12,11 +12,11 @@
 //! are slow on long heavy cycles, is not needed.
 
 use super::orient::edge_rounds_to_schedule;
-use super::{Solution, Status};
 use crate::bounds::{capacity_bound, degree_bound, quick_bounds, Bounds, LowerBound};
 use crate::colour::{backbone_may_apply, colour_backbone, colour_by_structure, ColourInput};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
+use crate::solve::{Solution, Status};
 use std::time::Instant;
 
 /// Solves `inst` by structure when it applies (STRICT1 only); the returned

@@ -8,7 +8,7 @@
 //! Merging keeps Delta as long as every merged vertex's degree stays at
 //! most Delta, so [`merged_delta_schedule`] packs each side's degrees into
 //! bins of capacity Delta (first fit decreasing), colours the merged
-//! bipartite multigraph with Delta colours by [`super::koenig::delta_schedule`]
+//! bipartite multigraph with Delta colours by [`crate::solve::one_port::koenig::delta_schedule`]
 //! (König: exact), and hands each merged pair's chunks back to its member
 //! demands in order.
 //!
@@ -22,10 +22,10 @@
 //!
 //! Exact (Delta ticks, the degree witness proves it) and deterministic.
 
-use super::koenig::delta_schedule;
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
+use crate::solve::one_port::koenig::delta_schedule;
 
 /// Merged vertices over slot sides with chunks below which merging is
 /// worth its set-up (`Merge::pays`).

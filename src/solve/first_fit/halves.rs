@@ -1,7 +1,7 @@
 //! First fit on two threads (planning inside the step, DESIGN §13): the
 //! demands are split between two halves whose slot degrees fit
 //! `Delta1 = ceil(Delta / 2)` and `Delta2 = floor(Delta / 2)`, and each
-//! half is coloured first fit (module `first_fit`) in its own ticks, on
+//! half is coloured first fit (module `fit`) in its own ticks, on
 //! its own thread: the first half in ticks `0..Delta1`, the second in
 //! `Delta1..Delta`. Together they take Delta ticks, the degree bound.
 //!

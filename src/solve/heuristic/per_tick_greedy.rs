@@ -4,7 +4,7 @@
 //! their two slots (sends plus receives, both models), highest first, then
 //! by `(src, dst)`, then full chunks before last ones, and takes each demand
 //! that still fits the model. This is exactly copyspace-guard 0.2.6's
-//! `iter_greedy`, so a schedule from [`crate::solve::greedy::Greedy`] (which
+//! `iter_greedy`, so a schedule from [`super::greedy::Greedy`] (which
 //! keeps the better of this and the load-priority greedy) is never longer
 //! than copyspace-guard's. Its cost grows with the ticks
 //! (O(ticks * E log E)), so it only runs below [`PER_TICK_WORK_LIMIT`].

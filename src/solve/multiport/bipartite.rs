@@ -20,7 +20,7 @@
 //! König schedule against 1.0024 x the bound by the split).
 
 use super::port_split::{koenig_over_ports, ArcCount, PoolMapper};
-use crate::graph::DemandGraph;
+use crate::graph::{Adjacency, DemandGraph};
 use crate::instance::Instance;
 use crate::schedule::Schedule;
 
@@ -28,22 +28,10 @@ use crate::schedule::Schedule;
 /// STRICT1 edges is bipartite (isolated slots on side `false`); `None`
 /// when some cycle is odd. O(slots + edges).
 pub fn sides(slots: usize, g: &DemandGraph) -> Option<Vec<bool>> {
-    let mut start = vec![0usize; slots + 1];
-    for e in g.undirected() {
-        start[e.a as usize + 1] += 1;
-        start[e.b as usize + 1] += 1;
-    }
-    for v in 0..slots {
-        start[v + 1] += start[v];
-    }
-    let mut fill = start.clone();
-    let mut nbr = vec![0u32; start[slots]];
-    for e in g.undirected() {
-        nbr[fill[e.a as usize]] = e.b;
-        fill[e.a as usize] += 1;
-        nbr[fill[e.b as usize]] = e.a;
-        fill[e.b as usize] += 1;
-    }
+    let nbr: Adjacency<u32> = Adjacency::from_entries(
+        slots,
+        (g.undirected().iter()).flat_map(|e| [(e.a, e.b), (e.b, e.a)]),
+    );
     let mut side: Vec<Option<bool>> = vec![None; slots];
     let mut stack = Vec::new();
     for root in 0..slots {
@@ -54,7 +42,7 @@ pub fn sides(slots: usize, g: &DemandGraph) -> Option<Vec<bool>> {
         stack.push(root);
         while let Some(v) = stack.pop() {
             let s = side[v].expect("stacked slots have a side");
-            for &w in &nbr[start[v]..start[v + 1]] {
+            for &w in nbr.row(v) {
                 match side[w as usize] {
                     None => {
                         side[w as usize] = Some(!s);

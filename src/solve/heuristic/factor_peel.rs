@@ -30,7 +30,7 @@
 //! shorter schedule. O(pairs + slots) for the plans and the rests, O(P k / 2)
 //! for the rounds.
 
-use crate::graph::{DemandGraph, UndirectedEdge};
+use crate::graph::{Adjacency, DemandGraph, UndirectedEdge};
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
 
@@ -227,32 +227,19 @@ fn dense_active_set(degree: &[u64], pairs: usize, per_pair: usize) -> Option<(Ve
 }
 
 /// Items grouped by key, in item order within a key (a counting sort).
-struct Buckets {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
+struct Buckets(Adjacency<u32>);
 
 impl Buckets {
     /// Items `0..` with the keys `keys` (each below `count`).
     fn new(count: usize, keys: impl Iterator<Item = usize> + Clone) -> Buckets {
-        let mut start = vec![0u32; count + 1];
-        for key in keys.clone() {
-            start[key + 1] += 1;
-        }
-        for i in 0..count {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut items = vec![0u32; start[count] as usize];
-        for (item, key) in keys.enumerate() {
-            items[fill[key] as usize] = item as u32;
-            fill[key] += 1;
-        }
-        Buckets { start, items }
+        let entries = keys
+            .enumerate()
+            .map(|(item, key)| (key as u32, item as u32));
+        Buckets(Adjacency::from_entries(count, entries))
     }
 
     fn get(&self, key: usize) -> &[u32] {
-        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
+        self.0.row(key)
     }
 
     /// `(ticks[key], items of key)` for the keys with ticks, in key order.

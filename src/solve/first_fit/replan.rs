@@ -23,13 +23,15 @@
 //! witness. Deterministic: the same sequence of instances gives the same
 //! schedules.
 
-use super::portfolio::{finish_validated, solve_instance, EngineError, SolveRequest, SolverChoice};
 use super::tick_table::{TickTable, MAX_TABLE_SLOTS};
-use super::Solution;
 use crate::graph::DemandGraph;
 use crate::instance::dense::{instance_from_cells, Cells};
 use crate::instance::{InputError, Instance, Model};
 use crate::rounds::Schedule;
+use crate::solve::portfolio::{
+    finish_validated, solve_instance, EngineError, SolveRequest, SolverChoice,
+};
+use crate::solve::Solution;
 use crate::validate::{validate_edited, Frame};
 use std::sync::Arc;
 use std::time::Instant;

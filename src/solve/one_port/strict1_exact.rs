@@ -3,16 +3,16 @@
 //! Column generation on the matching LP (HiGHS), rounding to compact
 //! rounds, residual recolouring (Kempe chains, assignment ILP), and, when
 //! the result is one tick above the bound, a search for a checkable proof
-//! that the bound is infeasible ([`super::proofs`]; `optimal_exhaustive`
+//! that the bound is infeasible ([`crate::solve::proofs`]; `optimal_exhaustive`
 //! only with one).
 //! See DESIGN.md §9 and the module docs of `colour`.
 
 use super::orient::edge_rounds_to_schedule;
-use super::{ExhaustiveRecord, Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::colour::{colour_strict1, greedy_rounds, ColourInput};
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
+use crate::solve::{ExhaustiveRecord, Solution, SolveOptions, Solver};
 use std::time::Instant;
 
 /// The exact STRICT1 solver.

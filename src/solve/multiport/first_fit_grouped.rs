@@ -20,8 +20,8 @@
 //! share, each path `O(slots)`), [`grouped_ticks`] says `None` and the
 //! caller peels.
 
-use super::first_fit::{fit_in_order, in_order, Arcs};
 use super::port_grouping::merge;
+use crate::solve::first_fit::fit::{fit_in_order, in_order, Arcs};
 
 /// Most slots for the grouped first fit (its bitsets: `2 x slots x Delta`
 /// bits).

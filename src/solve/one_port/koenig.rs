@@ -23,10 +23,10 @@
 //! the cost of the augmentations that repair the matching (an alternating
 //! BFS, usually short), plus O(R * n) to emit the rounds.
 
-use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
+use crate::solve::{Solution, SolveOptions, Solver};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -107,7 +107,7 @@ pub fn euler_split_schedule(inst: &Instance) -> Option<Schedule> {
 /// so the rest's Delta - P colours complete Delta), or of all of `edges`
 /// otherwise.
 fn peeled_split_schedule(inst: &Instance, mut edges: Vec<(u32, u32, u64)>) -> Option<Schedule> {
-    let Some(plan) = super::factor_peel::ShiftPlan::new(inst) else {
+    let Some(plan) = crate::solve::heuristic::factor_peel::ShiftPlan::new(inst) else {
         return split_schedule(&edges);
     };
     for (e, left) in edges.iter_mut().zip(plan.rest(inst)) {

@@ -38,11 +38,11 @@
 
 use super::factor_peel::PeelPlan;
 use super::per_tick_greedy::{per_tick_greedy_fits, per_tick_greedy_until};
-use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
+use crate::solve::{Solution, SolveOptions, Solver};
 use std::time::Instant;
 
 /// Work budget of the load greedy's round loop, in partner-search steps
@@ -103,7 +103,7 @@ impl Greedy {
         }
         let mut sol = Solution::from_schedule(schedule, bounds, name, t0.elapsed().as_secs_f64());
         if cut {
-            super::note_cut_short(&mut sol.stats, "greedy");
+            crate::solve::note_cut_short(&mut sol.stats, "greedy");
         }
         sol
     }

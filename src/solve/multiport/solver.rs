@@ -38,15 +38,15 @@
 //! [`crate::solve_instance`] for every instance that is not copyspace-guard
 //! v0 (ports above 1, or a per-demand bandwidth).
 
+use super::fcolour_colgen::{colgen_f_colouring, PairRounds};
+use super::fcolour_ilp::{f_colourable, FOutcome};
 use super::first_fit_grouped;
 use super::port_split::{koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper};
-use super::{Solution, SolveOptions, Solver};
 use crate::bounds::Bounds;
 use crate::graph::{DemandGraph, UndirectedEdge};
 use crate::instance::{Instance, Model};
 use crate::schedule::Schedule;
-use crate::solve::fcolour_colgen::{colgen_f_colouring, PairRounds};
-use crate::solve::fcolour_ilp::{f_colourable, FOutcome};
+use crate::solve::{Solution, SolveOptions, Solver};
 use std::time::{Duration, Instant};
 
 /// READ1_WRITE1 with any ports: first fit grouped where every slot has the
@@ -319,13 +319,13 @@ fn strict1_split(
     let copy_inst = split.instance(Model::Strict1);
     // The one-port engine gets what is left of this solve's time, not a
     // fresh limit of its own.
-    let time_limit = super::time_left(opts.deadline).or(opts.time_limit);
+    let time_limit = crate::solve::time_left(opts.deadline).or(opts.time_limit);
     let sol = one_port(&copy_inst, greedy_only, time_limit);
     let rounds = split.pool_rounds(&copy_inst, &sol.schedule);
     let cut = sol
         .stats
         .details
-        .get(super::CUT_SHORT)
+        .get(crate::solve::CUT_SHORT)
         .and_then(|v| v.as_array())
         .map(|a| {
             a.iter()
@@ -568,7 +568,7 @@ impl Multiport<'_> {
         // schedule is one tick above it, by `Solution::attach_proof`.
         let mut sol = Solution::from_schedule(schedule, bounds, &name, t0.elapsed().as_secs_f64());
         for phase in cut {
-            super::note_cut_short(&mut sol.stats, &phase);
+            crate::solve::note_cut_short(&mut sol.stats, &phase);
         }
         sol
     }

@@ -1,5 +1,5 @@
 //! Port splitting and König over ports, and the pool mapper: what the
-//! multi-port solver ([`super::multiport`], whose docs give the method)
+//! multi-port solver ([`super::solver`], whose docs give the method)
 //! and STRICT1 König on a bipartite support ([`super::bipartite`]) share.
 //!
 //! Arcs of chunk counts ([`ArcCount`]) are split over `ports(v)` copies of
@@ -8,10 +8,10 @@
 //! the rounds come back over pools, which [`PoolMapper`] turns into rounds
 //! over demands.
 
-use super::koenig::delta_schedule;
 use super::port_grouping::group_schedule;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::Schedule;
+use crate::solve::one_port::koenig::delta_schedule;
 
 /// A directed chunk edge to split over ports: `count` chunks from `src` to
 /// `dst`, drawn from pool `pool` (see [`PoolMapper`]).

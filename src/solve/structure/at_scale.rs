@@ -29,7 +29,7 @@
 //!   fewer rounds than König's weighted matchings.
 //!
 //! Single-port instances only: multi-port slots have their own exact
-//! engine ([`super::multiport`]).
+//! engine ([`crate::solve::multiport::solver`]).
 //!
 //! Time: the parts share the whole solve's deadline. Each part is given
 //! the time left when it starts (zero once the deadline has passed), not
@@ -37,11 +37,11 @@
 //! by the caller's `--time-limit` as a solve of one part does.
 
 use super::classes::{classes, components, Class, Component};
-use super::{note_cut_short, time_left, Solution, CUT_SHORT};
 use crate::bounds::{simple_bounds, Bounds, LowerBound, Witness};
 use crate::graph::DemandGraph;
 use crate::instance::{Demand, Instance, Limits, Model};
 use crate::schedule::{ClassRounds, Schedule};
+use crate::solve::{note_cut_short, time_left, Solution, CUT_SHORT};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -256,7 +256,7 @@ fn solve_one_sided(inst: &Instance, g: &DemandGraph) -> Option<Solution> {
     if !super::bit_split::applies(inst) || !is_one_sided(g) {
         return None;
     }
-    let (schedule, name) = super::koenig::delta_schedule(inst);
+    let (schedule, name) = crate::solve::one_port::koenig::delta_schedule(inst);
     // Bipartite: ceil Gamma <= Delta, and the capacity bound too.
     let seconds = t.elapsed().as_secs_f64();
     Some(Solution::at_degree_bound(inst, g, schedule, name, seconds))

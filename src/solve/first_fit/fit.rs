@@ -17,7 +17,7 @@
 //! matrices get a second try with the busiest pairs first before that.
 //! Large instances with several chunks a demand are first split in two
 //! halves of Delta/2 ticks each, coloured side by side on two threads
-//! (module `first_fit_halves`), and coloured whole when a half misses.
+//! (module `halves`), and coloured whole when a half misses.
 //!
 //! Time O(demands x words scanned + chunks), memory O(slots x Delta / 64 +
 //! chunks); the alternating-path repair is O(slots) per chunk left. The
@@ -25,7 +25,7 @@
 //! validated by the caller like every other, and the caller proves it
 //! optimal by the degree witness (Delta ticks).
 
-use super::first_fit_halves;
+use super::halves;
 use super::tick_table::MAX_TABLE_SLOTS;
 use crate::graph::DemandGraph;
 use crate::instance::{Instance, Model};
@@ -68,7 +68,7 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
     };
     // Large instances in two halves side by side (module
     // `first_fit_halves`), in one piece when the halves do not fit.
-    let halves = first_fit_halves::pays(demands.len(), inst.total_chunks())
+    let halves = halves::pays(demands.len(), inst.total_chunks())
         .then(|| fit_in_halves(arcs, delta as usize))
         .flatten();
     let whole = || fit_in_order(arcs, delta as usize, in_order(arcs.counts), u64::MAX);
@@ -91,15 +91,14 @@ pub fn first_fit_schedule(inst: &Instance, g: &DemandGraph) -> Option<Schedule> 
 }
 
 /// Each tick's demands of `arcs` coloured in `delta` ticks as two halves
-/// on two threads (module `first_fit_halves`), or `None` when the split
+/// on two threads (module `halves`), or `None` when the split
 /// or a half does not fit.
 fn fit_in_halves<E: Fn(usize) -> (u32, u32) + Copy + Send + Sync>(
     arcs: Arcs<'_, E>,
     delta: usize,
 ) -> Option<Vec<Vec<u32>>> {
     let caps = [delta.div_ceil(2) as u64, (delta / 2) as u64];
-    let [first, second] =
-        first_fit_halves::split(arcs.slots, arcs.strict, arcs.ends, arcs.counts, caps)?;
+    let [first, second] = halves::split(arcs.slots, arcs.strict, arcs.ends, arcs.counts, caps)?;
     fn order(half: &[(u32, u32)]) -> impl Iterator<Item = (usize, u64)> + Clone + '_ {
         half.iter().map(|&(i, c)| (i as usize, u64::from(c)))
     }
@@ -124,16 +123,18 @@ const RETRY_MAX_DEMANDS: usize = 4096;
 /// send and a receive side (READ1_WRITE1). The demands of an instance, or
 /// the pieces of a uniform-port grouping (module `first_fit_grouped`).
 #[derive(Clone, Copy)]
-pub(super) struct Arcs<'a, E> {
-    pub(super) slots: usize,
-    pub(super) strict: bool,
-    pub(super) ends: E,
-    pub(super) counts: &'a [u64],
+pub(in crate::solve) struct Arcs<'a, E> {
+    pub(in crate::solve) slots: usize,
+    pub(in crate::solve) strict: bool,
+    pub(in crate::solve) ends: E,
+    pub(in crate::solve) counts: &'a [u64],
 }
 
 /// Every arc with all its chunks, in index order (what [`fit_in_order`]
 /// takes).
-pub(super) fn in_order(counts: &[u64]) -> impl Iterator<Item = (usize, u64)> + Clone + '_ {
+pub(in crate::solve) fn in_order(
+    counts: &[u64],
+) -> impl Iterator<Item = (usize, u64)> + Clone + '_ {
     counts.iter().copied().enumerate()
 }
 
@@ -142,7 +143,7 @@ pub(super) fn in_order(counts: &[u64]) -> impl Iterator<Item = (usize, u64)> + C
 /// completed by alternating paths: each tick's arcs, sorted when `order`
 /// is ascending (and no path was needed). `None` when the paths do not
 /// complete it (STRICT1) or more than `max_left` chunks are left for them.
-pub(super) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
+pub(in crate::solve) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
     arcs: Arcs<'_, E>,
     delta: usize,
     order: impl Iterator<Item = (usize, u64)> + Clone,
@@ -553,17 +554,14 @@ mod tests {
         assert!(retried > 0, "no matrix needed the second order");
     }
 
-    /// Large skewed matrices (past `first_fit_halves::pays`) are coloured
+    /// Large skewed matrices (past `halves::pays`) are coloured
     /// in two halves that fill Delta ticks, every tick used, and the
     /// schedule is valid.
     #[test]
     fn halves_fill_delta_ticks() {
         for model in [Model::Read1Write1, Model::Strict1] {
             let inst = test_instance(model, 96, 8, 5);
-            assert!(first_fit_halves::pays(
-                inst.demands().len(),
-                inst.total_chunks()
-            ));
+            assert!(halves::pays(inst.demands().len(), inst.total_chunks()));
             let g = DemandGraph::new(&inst);
             let delta = g.max_degree().0;
             let demands = inst.demands();
