@@ -44,7 +44,7 @@ import tickopt.torch as tt
 from tickopt import workloads
 from tickopt._p2p_run import auto_chunk
 
-METHODS = ("torch", "tickopt", "ticks", "pairwise")
+METHODS = ("torch", "tickopt", "ticks", "pairwise", "relay")
 
 
 def parse(argv):
@@ -58,7 +58,12 @@ def parse(argv):
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=1, help="steps run first and not counted")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
+    p.add_argument("--methods", default="torch,tickopt,ticks,pairwise",
+                   help=f"comma-separated, of {', '.join(METHODS)} (relay: tickopt with relays through "
+                        "the GPUs of each node; needs --gpus-per-node > 1 on the testbed)")
+    p.add_argument("--nvlink-speedup", type=int, default=None,
+                   help="chunks an NVLink port carries per NIC chunk, for relay (default: the testbed's "
+                        "NVLink rate over its NIC rate, at least 1)")
     p.add_argument("--json", default=None, help="rank 0 writes every step's figures here")
     p.add_argument("--timeout-s", type=float, default=120, help="the process group's timeout")
     p.add_argument("--alpha-us", type=float, default=500.0,
@@ -100,13 +105,15 @@ def predict(rows, a, rates) -> float:
     return sol.predict_dataflow_seconds(a.alpha_us, float(rates.min()) * 8 * a.payload_share / 1e9)
 
 
-def run_method(method, out, inp, rows, rank, world, row_bytes):
+def run_method(method, out, inp, rows, rank, world, row_bytes, relays=None):
     ins = [int(x) for x in rows[rank]]
     outs = [int(rows[s][rank]) for s in range(world)]
     if method == "torch":
         dist.all_to_all_single(out, inp, outs, ins)
     elif method == "tickopt":
         tt.all_to_all_single(out, inp, outs, ins)
+    elif method == "relay":
+        tt.all_to_all_single(out, inp, outs, ins, gpus_per_node=relays[0], nvlink_speedup=relays[1])
     elif method == "ticks":
         tt.all_to_all_single(out, inp, outs, ins, runner="ticks")
     else:
@@ -123,6 +130,11 @@ def main(argv=None) -> int:
     if topo.get("slow_rank") is not None:
         rates[topo["slow_rank"]] /= topo.get("slow_factor", 1.0)
     cores = os.cpu_count() or 1
+    g = int(topo.get("gpus_per_node", 1))
+    rho = a.nvlink_speedup or max(1, int((topo.get("nvlink_mbit") or 0) // max(topo.get("nic_mbit", 1), 1)))
+    relays = (g, rho) if g > 1 else None
+    if "relay" in a.methods and relays is None:
+        raise SystemExit("testbed_a2a: the relay method needs the testbed's --gpus-per-node > 1")
     per_step = []
     for step in range(a.warmup + a.steps):
         rows = workloads.matrix(
@@ -137,7 +149,7 @@ def main(argv=None) -> int:
             out = torch.empty((n_out, a.row_bytes), dtype=torch.uint8)
             dist.barrier()
             c0, t0 = time.process_time(), time.perf_counter()
-            run_method(m, out, inp, rows, rank, world, a.row_bytes)
+            run_method(m, out, inp, rows, rank, world, a.row_bytes, relays)
             wall[m], cpu[m] = time.perf_counter() - t0, time.process_time() - c0
             outs[m] = out
         ref = outs.get("torch")

@@ -409,6 +409,22 @@ def scenario_runners_agree(rank, world):
     assert "runner must be one of dataflow, ticks, got 'lockstep'" in msg, msg
 
 
+def scenario_relays(rank, world):
+    """Relayed plans (nodes of 2 GPUs, NVLink at 4 chunks a tick) run byte-
+    equal to torch's: chunks forwarded through staging buffers, in rows and
+    in bytes (chunks that cut rows)."""
+    rows = skewed_rows(world, 61)
+    for trailing, dtype, chunk in (((3,), torch.float32, None), ((), torch.int8, 7)):
+        inp = make_input(rows, rank, trailing, dtype, 700)
+        want, out_rows = reference(inp, rows, rank, world)
+        got = torch.full_like(want, 5)
+        tt.all_to_all_single(got, inp, out_rows, rows[rank], gpus_per_node=2, nvlink_speedup=4, chunk_bytes=chunk)
+        assert same_bytes(got, want), f"relayed all_to_all_single ({dtype}) differs from torch's"
+    plan = tt.plan_all_to_all(rows[rank], [rows[s][rank] for s in range(world)], gpus_per_node=2, nvlink_speedup=4)
+    assert plan.runner == "relay" and plan.solution.verify(), plan.solution
+    assert plan.ticks <= plan.solution.direct_ticks
+
+
 def scenarios(rank, world):
     yield "a2a_skewed_1d_strict1", lambda: scenario_a2a(rank, world, 1, (), torch.float32, "STRICT1", None)
     yield "a2a_skewed_2d_chunks", lambda: scenario_a2a(rank, world, 2, (3,), torch.float32, "STRICT1", 20)
@@ -428,6 +444,7 @@ def scenarios(rank, world):
     yield "replans_by_edits", lambda: scenario_replans_by_edits(rank, world)
     yield "subgroups", lambda: scenario_subgroups(rank, world)
     yield "runners_agree", lambda: scenario_runners_agree(rank, world)
+    yield "relays", lambda: scenario_relays(rank, world)
 
 
 def worker(rank, world, port, outdir):

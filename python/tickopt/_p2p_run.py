@@ -80,15 +80,21 @@ def auto_chunk(units: "np.ndarray") -> int:
 
 
 def plan_units(
-    matrix: Sequence[Sequence[int]], model: str, chunk: Optional[int], key: Any = None
-) -> Solution:
+    matrix: Sequence[Sequence[int]],
+    model: str,
+    chunk: Optional[int],
+    key: Any = None,
+    relays: Optional[Tuple[int, int]] = None,
+) -> Any:
     """The plan for a matrix of units (``matrix[s][d]`` units from s to d;
     the diagonal is copied locally and not planned). `chunk` (units per
     tick) defaults to :func:`auto_chunk`. With a `key` (one per process
     group) the plan comes from that key's :class:`tickopt.Planner`, which
     re-plans by edits when the chunk stays; without one, from
     :func:`tickopt.solve`. Either way the matrix goes to the planner as one
-    int64 array (DESIGN.md §13)."""
+    int64 array (DESIGN.md §13). `relays` = (GPUs per node, NVLink
+    speedup) plans with relays through GPUs of each node and returns a
+    :class:`tickopt.RelaySolution` (issue 52; no planner keeps those yet)."""
     import numpy as np
 
     units = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix))
@@ -98,6 +104,8 @@ def plan_units(
     if chunk <= 0:
         raise ValueError(f"chunk size must be > 0, got {chunk}")
     bits = units * 8
+    if relays is not None:
+        return solve(bits, bw=chunk * 8, model=model, gpus_per_node=relays[0], nvlink_speedup=relays[1])
     if key is None:
         return solve(bits, bw=chunk * 8, model=model)
     n = len(units)
@@ -290,6 +298,55 @@ def run_dataflow(
         sender.join()
     if errors:
         raise errors[0]
+
+
+#: One rank's relay program (:meth:`tickopt.RelaySolution.relay_program`):
+#: ``(op, peer, buffer, offset, count)``, buffer ``input``/``output``/``stage``.
+RelayProgram = List[Tuple[str, int, str, int, int]]
+
+
+def run_relay(
+    program: RelayProgram,
+    send: "torch.Tensor",
+    recv: "torch.Tensor",
+    stage: "torch.Tensor",
+    send_shift: Tuple[int, int],
+    recv_shift: Tuple[int, int],
+    group: Any,
+    scale: int = 1,
+    local: Optional[Callable[[], None]] = None,
+) -> None:
+    """Executes one rank's relay program (issue 52): its operations in
+    order, a send posted without waiting (gloo buffers it), a receive waited
+    for before the next operation, so a chunk in transit is forwarded from
+    the staging buffer only after it arrived there. Every rank following its
+    list this way cannot deadlock (the planner's order: each receive's send
+    comes earlier in its sender's list). Offsets count plan units, `scale`
+    bytes each, in the p2p layout of the input and output (no self part);
+    `*_shift` = (the self part's offset, its bytes) re-inserts it. Waits
+    are bounded by the process group's timeout; an error names this rank
+    and the peer it was at."""
+    me = dist.get_rank()
+    buffers = {"input": (send, send_shift), "output": (recv, recv_shift), "stage": (stage, (0, 0))}
+    sends = []
+    peer = None
+    try:
+        if local is not None:
+            local()
+        for op, peer, buf, off, n in program:
+            t, (self_at, self_bytes) = buffers[buf]
+            o, n = off * scale, n * scale
+            if buf != "stage" and o >= self_at:
+                o += self_bytes
+            view = t[o : o + n]
+            if op == "send":
+                sends.append((peer, dist.isend(view, global_rank(group, peer), group=group)))
+            else:
+                dist.irecv(view, global_rank(group, peer), group=group).wait()
+        for peer, w in sends:
+            w.wait()
+    except Exception as e:
+        raise RuntimeError(f"tickopt.torch: rank {me} stopped at a relay step with rank {peer}: {e}") from e
 
 
 def run_ticks(

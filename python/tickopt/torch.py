@@ -47,7 +47,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         "the rest of tickopt works without it"
     ) from e
 
-from . import Solution
+from . import RelaySolution, Solution
 from ._copy_service import RemoteCopy, RemoteCopyService
 from ._p2p_run import (
     PLAN_STATS,
@@ -56,6 +56,7 @@ from ._p2p_run import (
     plan_units,
     row_bytes_of,
     run_dataflow,
+    run_relay,
     run_ticks,
     uses_handshakes,
 )
@@ -93,8 +94,12 @@ class Plan:
             raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
         self.solution = solution
         # The dataflow runner's handshakes are for gloo (sends complete
-        # into socket buffers); other backends run tick by tick.
-        self.runner = runner if uses_handshakes(group) else "ticks"
+        # into socket buffers); other backends run tick by tick. A relay
+        # plan runs its relay program.
+        if isinstance(solution, RelaySolution):
+            self.runner = "relay"
+        else:
+            self.runner = runner if uses_handshakes(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
         self.row_bytes = row_bytes
@@ -102,7 +107,11 @@ class Plan:
         r = self.rank
         self.input_split_sizes = [rows[r][d] for d in range(self.world)]
         self.output_split_sizes = [rows[s][r] for s in range(self.world)]
-        self._program = solution.dataflow(r) if self.runner == "dataflow" else solution.p2p(r)
+        if self.runner == "relay":
+            self._program = solution.relay_program(r)
+            self._stage = solution.buffer_bytes(r)[2]
+        else:
+            self._program = solution.dataflow(r) if self.runner == "dataflow" else solution.p2p(r)
         # Offsets in the plan's units: rows for a plan in rows, else bytes.
         unit = 1 if row_bytes is None else row_bytes
         self._in_off = sum(self.input_split_sizes[:r]) * unit
@@ -172,7 +181,10 @@ class Plan:
                 dst[o0 : o0 + local].copy_(src[i0 : i0 + local])
 
         shift = (self.rank, local)
-        if self.runner == "dataflow":
+        if self.runner == "relay":
+            stage = torch.empty(self._stage * scale, dtype=torch.uint8, device=dst.device)
+            run_relay(self._program, src, dst, stage, (i0, local), (o0, local), self.group, scale, local=copy_local)
+        elif self.runner == "dataflow":
             run_dataflow(self._program, src, dst, shift, shift, self.group, scale, local=copy_local)
         else:
             copy_local()
@@ -249,7 +261,7 @@ def _disagreements(table: List[List[int]], world: int) -> List[str]:
         if ch != ch0:
             out.append(f"rank {r} chunks by {ch or 'auto'}, rank 0 by {ch0 or 'auto'}")
         if model != model0:
-            out.append(f"rank {r} plans another model or runner than rank 0")
+            out.append(f"rank {r} plans another model, runner or relay set-up than rank 0")
     return out
 
 
@@ -264,6 +276,8 @@ def plan_all_to_all(
     chunk_rows: Optional[int] = None,
     device: Any = None,
     runner: str = "dataflow",
+    gpus_per_node: Optional[int] = None,
+    nvlink_speedup: Optional[int] = None,
     _error: Optional[str] = None,
 ) -> Plan:
     """Plans an all-to-all (collective: every rank of `group` calls it).
@@ -279,7 +293,12 @@ def plan_all_to_all(
     ``"dataflow"`` (default: each transfer waits only for its own two ends)
     or ``"ticks"`` (one ``batch_isend_irecv`` per tick, for comparison).
     Plans come from one :class:`tickopt.Planner` per group, so a step whose
-    traffic changed a little is planned by editing the last plan.
+    traffic changed a little is planned by editing the last plan. With
+    `gpus_per_node` and `nvlink_speedup` (ranks in nodes of that many GPUs,
+    group rank r on node r // gpus_per_node, NVLink carrying that many
+    chunks per tick each way) chunks may be relayed through GPUs of their
+    nodes (:class:`tickopt.RelaySolution`, issue 52); the plan runs its
+    relay program, forwarding chunks in transit from a staging buffer.
     One ``all_gather`` exchanges every rank's splits and arguments; every
     rank then solves the same instance locally. Splits that do not agree
     between ranks (what r sends to p is not what p expects from r), or
@@ -307,7 +326,7 @@ def plan_all_to_all(
     tail = [
         -1 if row_bytes is None else int(row_bytes),
         int(chunk or 0),
-        zlib.crc32(f"{model}/{runner}".encode()),
+        zlib.crc32(f"{model}/{runner}/{gpus_per_node}/{nvlink_speedup}".encode()),
         0 if bad is None else 1,
     ]
     mine = torch.tensor(
@@ -337,8 +356,10 @@ def plan_all_to_all(
                     f"rank {r} expects output splits {t[world:2 * world]} but the senders' input splits give {expect}"
                 )
     unit = 1 if row_bytes is None else row_bytes
+    relays = None if gpus_per_node is None and nvlink_speedup is None else (gpus_per_node, nvlink_speedup)
     sol = plan_units(
-        [[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk, key=("a2a", group)
+        [[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk, key=("a2a", group),
+        relays=relays,
     )
     return Plan(sol, rows, row_bytes, group, runner)
 
@@ -353,6 +374,8 @@ def all_to_all_single(
     model: str = "READ1_WRITE1",
     chunk_bytes: Optional[int] = None,
     runner: str = "dataflow",
+    gpus_per_node: Optional[int] = None,
+    nvlink_speedup: Optional[int] = None,
 ) -> "torch.Tensor":
     """``torch.distributed.all_to_all_single``, executed as a tickopt plan
     (plans, through the group's planner, then runs once as dataflow; see the
@@ -387,6 +410,8 @@ def all_to_all_single(
         chunk_bytes=chunk_bytes,
         row_bytes=row_bytes_of(input),
         runner=runner,
+        gpus_per_node=gpus_per_node,
+        nvlink_speedup=nvlink_speedup,
         device=input.device if input.device.type != "cpu" else None,
         _error=error,
     )
