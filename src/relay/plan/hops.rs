@@ -1,0 +1,163 @@
+//! The NVLink hops around the NIC layer: which GPU pair's chunk each NIC
+//! transfer carries, and the ticks of its NVLink hops.
+//!
+//! NIC ticks go in order. A transfer on rail `k` from node `a` to node `b`
+//! in tick `t` takes a chunk of a GPU pair `(a,i) -> (b,j)`: the pair
+//! whose first hop `(a,i) -> (a,k)` fits in tick `t-1` and whose last hop
+//! `(b,k) -> (b,j)` fits in `t+1` (no hop when `i = k`, resp. `j = k`),
+//! and among those the one whose source and destination GPUs have the
+//! most inter-node chunks left to place (the busiest GPUs' NVLink ports
+//! are the scarce ones: serving them first spreads their chunks over the
+//! ticks rather than piling them up at the end).
+//! When none fits both, the best one's hops move to the latest earlier
+//! (first hop) or earliest later (last hop) tick with room: the plan then
+//! grows past `NIC ticks + 2`. With rho >= G every pair fits (a GPU's
+//! NVLink carries at most G - 1 first hops and one last hop per tick), so
+//! the plan is the NIC layer plus two ticks. Intra-node chunks then take
+//! the earliest ticks with room on their one NVLink hop.
+
+use super::grid::Grid;
+use super::nic::NicSlot;
+use crate::instance::Instance;
+use crate::relay::model::TwoTier;
+
+/// A chunk's hops in signed ticks (shifted to 0 at the end).
+pub(crate) type Placed = (u32, u64, [(i64, u32, u32); 3], u8);
+
+/// A GPU pair's chunks still to place.
+struct Entry {
+    i: u32,
+    j: u32,
+    demand: u32,
+    next: u64,
+    left: u64,
+}
+
+impl Entry {
+    fn demand_src(&self, inst: &Instance) -> u32 {
+        inst.demands()[self.demand as usize].src
+    }
+    fn demand_dst(&self, inst: &Instance) -> u32 {
+        inst.demands()[self.demand as usize].dst
+    }
+}
+
+/// Inter-node chunks still to place, per source and per destination GPU.
+struct Left {
+    out: Vec<u64>,
+    inn: Vec<u64>,
+}
+
+/// Places every chunk of `inst`: the inter-node ones on the NIC
+/// transfers `nic` (per tick), the intra-node ones after. Chunks in
+/// placement order.
+pub(crate) fn place(inst: &Instance, tt: TwoTier, nic: &[Vec<NicSlot>]) -> Vec<Placed> {
+    let nodes = tt.nodes(inst.slots) as usize;
+    let mut pools: Vec<Vec<Entry>> = (0..nodes * nodes).map(|_| Vec::new()).collect();
+    let mut intra = Vec::new();
+    for (d, dem) in inst.demands().iter().enumerate() {
+        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
+        if a == b {
+            intra.push(d);
+            continue;
+        }
+        let g = tt.gpus_per_node;
+        pools[a as usize * nodes + b as usize].push(Entry {
+            i: dem.src % g,
+            j: dem.dst % g,
+            demand: d as u32,
+            next: 0,
+            left: inst.chunks(d),
+        });
+    }
+    let mut left = Left {
+        out: vec![0; inst.slots as usize],
+        inn: vec![0; inst.slots as usize],
+    };
+    for pool in &pools {
+        for en in pool {
+            left.out[(en.demand_src(inst)) as usize] += en.left;
+            left.inn[(en.demand_dst(inst)) as usize] += en.left;
+        }
+    }
+    let mut grid = Grid::new(inst.slots as usize, nic.len(), tt.nvlink_speedup);
+    let mut placed = Vec::with_capacity(inst.total_chunks() as usize);
+    for (t, slots) in nic.iter().enumerate() {
+        for s in slots {
+            let pool = &mut pools[s.a as usize * nodes + s.b as usize];
+            placed.push(take_one(tt, &mut grid, &mut left, t as i64, s, pool));
+        }
+    }
+    place_intra(inst, &mut grid, &intra, &mut placed);
+    placed
+}
+
+/// Chooses the pair for NIC transfer `s` in tick `t` and places its hops.
+fn take_one(
+    tt: TwoTier,
+    grid: &mut Grid,
+    left: &mut Left,
+    t: i64,
+    s: &NicSlot,
+    pool: &mut Vec<Entry>,
+) -> Placed {
+    let (sender, receiver) = (tt.rank(s.a, s.rail), tt.rank(s.b, s.rail));
+    let mut best = (0usize, (0u8, 0u64));
+    for (e, en) in pool.iter().enumerate() {
+        let first_ok = en.i == s.rail || grid.fits(t - 1, tt.rank(s.a, en.i), sender);
+        let last_ok = en.j == s.rail || grid.fits(t + 1, receiver, tt.rank(s.b, en.j));
+        let busy = left.out[tt.rank(s.a, en.i) as usize] + left.inn[tt.rank(s.b, en.j) as usize];
+        let score = (first_ok as u8 + last_ok as u8, busy);
+        if e == 0 || score > best.1 {
+            best = (e, score);
+        }
+    }
+    let en = &mut pool[best.0];
+    let (src, dst) = (tt.rank(s.a, en.i), tt.rank(s.b, en.j));
+    let mut hops = [(0i64, 0u32, 0u32); 3];
+    let mut len = 0usize;
+    if en.i != s.rail {
+        let at = grid.latest_fit(t - 1, src, sender);
+        grid.take(at, src, sender);
+        hops[len] = (at, src, sender);
+        len += 1;
+    }
+    hops[len] = (t, sender, receiver);
+    len += 1;
+    if en.j != s.rail {
+        let at = grid.earliest_fit(t + 1, receiver, dst);
+        grid.take(at, receiver, dst);
+        hops[len] = (at, receiver, dst);
+        len += 1;
+    }
+    let out = (en.demand, en.next, hops, len as u8);
+    left.out[src as usize] -= 1;
+    left.inn[dst as usize] -= 1;
+    en.next += 1;
+    en.left -= 1;
+    if en.left == 0 {
+        pool.remove(best.0);
+    }
+    out
+}
+
+/// Intra-node chunks, each at the earliest tick from the plan's first
+/// with room on its NVLink hop.
+fn place_intra(inst: &Instance, grid: &mut Grid, intra: &[usize], placed: &mut Vec<Placed>) {
+    let start = placed
+        .iter()
+        .flat_map(|p| p.2[..p.3 as usize].iter().map(|h| h.0))
+        .min()
+        .unwrap_or(0);
+    for &d in intra {
+        let dem = inst.demands()[d];
+        let mut at = start;
+        for c in 0..inst.chunks(d) {
+            at = grid.earliest_fit(at, dem.src, dem.dst);
+            grid.take(at, dem.src, dem.dst);
+            let mut hops = [(0i64, 0u32, 0u32); 3];
+            hops[0] = (at, dem.src, dem.dst);
+            placed.push((d as u32, c, hops, 1));
+        }
+    }
+}
