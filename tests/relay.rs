@@ -51,14 +51,29 @@ fn random(n: u32, seed: u64) -> Instance {
 
 #[test]
 fn plans_validate_and_sit_above_their_certified_bound() {
-    for (n, g, rho, seed) in [(8, 2, 1, 1), (8, 4, 2, 2), (12, 3, 8, 3), (16, 4, 1, 4), (16, 8, 4, 5), (6, 1, 1, 6)] {
+    for (n, g, rho, seed) in [
+        (8, 2, 1, 1),
+        (8, 4, 2, 2),
+        (12, 3, 8, 3),
+        (16, 4, 1, 4),
+        (16, 8, 4, 5),
+        (6, 1, 1, 6),
+    ] {
         let inst = random(n, seed);
         let tt = machine(g, rho);
         let sol = plan_relay(&inst, tt).unwrap();
         validate_relay(&inst, tt, &sol.schedule).unwrap();
-        assert_eq!(check_certificate(&inst, tt, &sol.certificate), Ok(sol.lower_bound));
+        assert_eq!(
+            check_certificate(&inst, tt, &sol.certificate),
+            Ok(sol.lower_bound)
+        );
         assert!(sol.lower_bound >= sol.node_bound.max(sol.nvlink_bound));
-        assert!(sol.ticks >= sol.lower_bound, "n {n} g {g}: {} < {}", sol.ticks, sol.lower_bound);
+        assert!(
+            sol.ticks >= sol.lower_bound,
+            "n {n} g {g}: {} < {}",
+            sol.ticks,
+            sol.lower_bound
+        );
         assert!(sol.nic_ticks >= sol.node_bound);
         // Deterministic.
         assert_eq!(plan_relay(&inst, tt).unwrap().schedule, sol.schedule);
@@ -68,11 +83,24 @@ fn plans_validate_and_sit_above_their_certified_bound() {
 #[test]
 fn with_rho_at_least_g_and_no_intra_traffic_the_plan_is_the_node_bound_plus_two() {
     let inst = moe(32, 3, 4, 1.2, 7);
-    let inter: Vec<Demand> = inst.demands().iter().filter(|d| d.src / 4 != d.dst / 4).copied().collect();
+    let inter: Vec<Demand> = inst
+        .demands()
+        .iter()
+        .filter(|d| d.src / 4 != d.dst / 4)
+        .copied()
+        .collect();
     let inst = Instance::new(Model::Read1Write1, 32, 64, inter, &Limits::default()).unwrap();
     let sol = plan_relay(&inst, machine(4, 4)).unwrap();
-    assert_eq!(sol.nic_ticks, sol.node_bound, "rails balance every NIC to the node bound");
-    assert!(sol.ticks <= sol.node_bound + 2, "{} > {} + 2", sol.ticks, sol.node_bound);
+    assert_eq!(
+        sol.nic_ticks, sol.node_bound,
+        "rails balance every NIC to the node bound"
+    );
+    assert!(
+        sol.ticks <= sol.node_bound + 2,
+        "{} > {} + 2",
+        sol.ticks,
+        sol.node_bound
+    );
 }
 
 #[test]
@@ -111,16 +139,28 @@ fn slow_nvlink_makes_the_lp_bind_and_its_certificate_checks() {
     for src in 0..n {
         for dst in [0u32, 4, 8, 12] {
             if src / 4 != dst / 4 {
-                demands.push(Demand { src, dst, bits: 64 * 20 });
+                demands.push(Demand {
+                    src,
+                    dst,
+                    bits: 64 * 20,
+                });
             }
         }
     }
     let inst = Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap();
     let tt = machine(4, 1);
     let sol = plan_relay(&inst, tt).unwrap();
-    assert!(sol.lower_bound > sol.node_bound, "{} vs node {}", sol.lower_bound, sol.node_bound);
+    assert!(
+        sol.lower_bound > sol.node_bound,
+        "{} vs node {}",
+        sol.lower_bound,
+        sol.node_bound
+    );
     assert_ne!(sol.binding(), BoundKind::Node);
-    assert_eq!(check_certificate(&inst, tt, &sol.certificate), Ok(sol.lower_bound));
+    assert_eq!(
+        check_certificate(&inst, tt, &sol.certificate),
+        Ok(sol.lower_bound)
+    );
     validate_relay(&inst, tt, &sol.schedule).unwrap();
 }
 
@@ -155,18 +195,31 @@ fn doctored_schedules_are_refused() {
     // A chunk dropped.
     let mut s = base.clone();
     s.chunks.pop();
-    assert!(matches!(validate_relay(&inst, tt, &s), Err(RelayInvalid::Coverage { .. })));
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Coverage { .. })
+    ));
     // A chunk twice.
     let mut s = base.clone();
     let c = s.chunks[0];
     s.chunks.push(c);
-    assert!(matches!(validate_relay(&inst, tt, &s), Err(RelayInvalid::Duplicate { .. })));
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Duplicate { .. })
+    ));
     // A relayed chunk's hops out of order.
     let mut s = base.clone();
-    let at = s.chunks.iter().position(|c| c.hops().len() > 1).expect("some chunk is relayed");
+    let at = s
+        .chunks
+        .iter()
+        .position(|c| c.hops().len() > 1)
+        .expect("some chunk is relayed");
     let h = s.chunks[at].hops_mut();
     h[1].tick = h[0].tick;
-    assert!(matches!(validate_relay(&inst, tt, &s), Err(RelayInvalid::Route { .. })));
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Route { .. })
+    ));
     // Every chunk in the first tick: some port overflows.
     let mut s = base.clone();
     for c in &mut s.chunks {
@@ -174,17 +227,26 @@ fn doctored_schedules_are_refused() {
             h.tick = k as u64;
         }
     }
-    assert!(matches!(validate_relay(&inst, tt, &s), Err(RelayInvalid::Port { .. })));
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Port { .. })
+    ));
     // Too short.
     let mut s = base.clone();
     s.ticks -= 1;
-    assert!(matches!(validate_relay(&inst, tt, &s), Err(RelayInvalid::Route { .. })));
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Route { .. })
+    ));
 }
 
 #[test]
 fn strict1_is_refused_with_a_typed_error() {
     let inst = random(8, 3).with_model(Model::Strict1);
-    assert_eq!(plan_relay(&inst, machine(4, 4)).unwrap_err(), RelayError::Strict1);
+    assert_eq!(
+        plan_relay(&inst, machine(4, 4)).unwrap_err(),
+        RelayError::Strict1
+    );
 }
 
 #[test]
@@ -192,8 +254,20 @@ fn the_program_moves_every_byte_once() {
     let inst = random(8, 5);
     let sol = plan_relay(&inst, machine(4, 2)).unwrap();
     let p = relay_program(&inst, &sol.schedule).unwrap();
-    let sends: u64 = p.ops.iter().flatten().filter(|o| o.op == tickopt::relay::program::OpKind::Send).map(|o| o.bytes).sum();
-    let recvs: u64 = p.ops.iter().flatten().filter(|o| o.op == tickopt::relay::program::OpKind::Recv).map(|o| o.bytes).sum();
+    let sends: u64 = p
+        .ops
+        .iter()
+        .flatten()
+        .filter(|o| o.op == tickopt::relay::program::OpKind::Send)
+        .map(|o| o.bytes)
+        .sum();
+    let recvs: u64 = p
+        .ops
+        .iter()
+        .flatten()
+        .filter(|o| o.op == tickopt::relay::program::OpKind::Recv)
+        .map(|o| o.bytes)
+        .sum();
     assert_eq!(sends, recvs);
     let hops: u64 = sol
         .schedule
@@ -202,29 +276,8 @@ fn the_program_moves_every_byte_once() {
         .map(|c| inst.chunk_len(c.demand as usize, c.chunk).div_ceil(8) * c.hops().len() as u64)
         .sum();
     assert_eq!(sends, hops);
-    assert_eq!(p.stage_bytes.iter().sum::<u64>() + p.output_bytes.iter().sum::<u64>(), recvs);
-}
-
-#[test]
-#[ignore]
-fn debug_print() {
-    for n in [64u32, 256] {
-        for rho in [4u32, 8] {
-            for (seed, sigma) in [(1u64, 0.8), (2, 1.6)] {
-                let inst = moe(n, 4, 4, sigma, seed);
-                let tt = machine(8, rho);
-                let sol = plan_relay(&inst, tt).unwrap();
-                let nic_first = sol.schedule.chunks.iter().flat_map(|c| c.hops().iter().filter(|h| h.from / 8 != h.to / 8).map(|h| h.tick)).min().unwrap();
-                let nic_last = sol.schedule.chunks.iter().flat_map(|c| c.hops().iter().filter(|h| h.from / 8 != h.to / 8).map(|h| h.tick)).max().unwrap();
-                let intra_last = sol.schedule.chunks.iter().filter(|c| c.hops().len() == 1 && c.hops()[0].from / 8 == c.hops()[0].to / 8).map(|c| c.hops()[0].tick).max().unwrap();
-                let mut nvo = vec![0u64; n as usize];
-                let mut nvi = vec![0u64; n as usize];
-                for c in &sol.schedule.chunks { for h in c.hops() { if h.from / 8 == h.to / 8 { nvo[h.from as usize] += 1; nvi[h.to as usize] += 1; } } }
-                let mo = nvo.iter().enumerate().max_by_key(|x| x.1).unwrap();
-                let mi = nvi.iter().enumerate().max_by_key(|x| x.1).unwrap();
-                eprintln!("  max nv out {:?} max nv in {:?} cap {}", mo, mi, rho as u64 * sol.nic_ticks);
-                eprintln!("n {n} rho {rho} seed {seed}: ticks {} lb {} node {} nv {} lp {:?} nic {} direct {} nic range {nic_first}..{nic_last} intra_last {intra_last} {:.1}ms", sol.ticks, sol.lower_bound, sol.node_bound, sol.nvlink_bound, sol.lp_bound, sol.nic_ticks, sol.direct_ticks, sol.plan_seconds*1e3);
-            }
-        }
-    }
+    assert_eq!(
+        p.stage_bytes.iter().sum::<u64>() + p.output_bytes.iter().sum::<u64>(),
+        recvs
+    );
 }

@@ -78,7 +78,11 @@ pub fn node_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Result<Certifi
 
 /// The NVLink bound and its certificate (unit weights on the NIC and
 /// NVLink side of one direction of the GPU that sets it).
-pub fn nvlink_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Result<Certificate, RelayError> {
+pub fn nvlink_bound(
+    inst: &Instance,
+    tt: TwoTier,
+    loads: &Loads,
+) -> Result<Certificate, RelayError> {
     let cap = 1 + tt.nvlink_speedup as u64;
     let mut best = (0u64, 0u32, true);
     for r in 0..inst.slots as usize {

@@ -80,8 +80,12 @@ fn solve_node(tt: TwoTier, loads: &Loads, a: u32) -> Result<Vec<f64>, RelayError
     let gpu = |k: usize| tt.rank(a, k as u32) as usize;
     let mut pb = RowProblem::default();
     let t = pb.add_column(1.0, 0.0..);
-    let f: Vec<Vec<_>> = (0..g).map(|_| (0..g).map(|_| pb.add_column(0.0, 0.0..)).collect()).collect();
-    let gg: Vec<Vec<_>> = (0..g).map(|_| (0..g).map(|_| pb.add_column(0.0, 0.0..)).collect()).collect();
+    let f: Vec<Vec<_>> = (0..g)
+        .map(|_| (0..g).map(|_| pb.add_column(0.0, 0.0..)).collect())
+        .collect();
+    let gg: Vec<Vec<_>> = (0..g)
+        .map(|_| (0..g).map(|_| pb.add_column(0.0, 0.0..)).collect())
+        .collect();
     for i in 0..g {
         let out = loads.inter_out[gpu(i)] as f64;
         pb.add_row(out..=out, (0..g).map(|k| (f[i][k], 1.0)));
@@ -95,17 +99,23 @@ fn solve_node(tt: TwoTier, loads: &Loads, a: u32) -> Result<Vec<f64>, RelayError
         pb.add_row(..=0.0, (0..g).map(|j| (gg[k][j], 1.0)).chain([(t, -1.0)]));
     }
     for x in 0..g {
-        let terms = (0..g).filter(|&o| o != x).flat_map(|o| [(f[x][o], 1.0), (gg[x][o], 1.0)]);
+        let terms = (0..g)
+            .filter(|&o| o != x)
+            .flat_map(|o| [(f[x][o], 1.0), (gg[x][o], 1.0)]);
         let intra = loads.intra_out[gpu(x)] as f64;
         pb.add_row(..=-intra, terms.chain([(t, -rho)]));
     }
     for x in 0..g {
-        let terms = (0..g).filter(|&o| o != x).flat_map(|o| [(f[o][x], 1.0), (gg[o][x], 1.0)]);
+        let terms = (0..g)
+            .filter(|&o| o != x)
+            .flat_map(|o| [(f[o][x], 1.0), (gg[o][x], 1.0)]);
         let intra = loads.intra_in[gpu(x)] as f64;
         pb.add_row(..=-intra, terms.chain([(t, -rho)]));
     }
     let lp_err = |why: String| RelayError::Lp { node: a, why };
-    let mut model = pb.try_optimise(Sense::Minimise).map_err(|e| lp_err(format!("{e:?}")))?;
+    let mut model = pb
+        .try_optimise(Sense::Minimise)
+        .map_err(|e| lp_err(format!("{e:?}")))?;
     model.set_option("threads", 1);
     model.set_option("output_flag", false);
     let solved = model.try_solve().map_err(|e| lp_err(format!("{e:?}")))?;
@@ -124,7 +134,12 @@ fn weights(tt: TwoTier, a: u32, duals: &[f64]) -> Vec<PortWeight> {
     if top <= 0.0 {
         return Vec::new();
     }
-    let kinds = [PortKind::NicOut, PortKind::NicIn, PortKind::NvOut, PortKind::NvIn];
+    let kinds = [
+        PortKind::NicOut,
+        PortKind::NicIn,
+        PortKind::NvOut,
+        PortKind::NvIn,
+    ];
     let mut out = Vec::new();
     for (r, &d) in duals.iter().enumerate() {
         let w = (d / top * SCALE).round() as u64;

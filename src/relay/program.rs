@@ -129,8 +129,14 @@ pub fn relay_program(inst: &Instance, s: &RelaySchedule) -> Result<RelayProgram,
                 bytes,
                 tick: hop.tick,
             };
-            ops[hop.from as usize].push(((hop.tick, OpKind::Send, hop.to, pos), op(OpKind::Send, hop.to, from)));
-            ops[hop.to as usize].push(((hop.tick, OpKind::Recv, hop.from, pos), op(OpKind::Recv, hop.from, to)));
+            ops[hop.from as usize].push((
+                (hop.tick, OpKind::Send, hop.to, pos),
+                op(OpKind::Send, hop.to, from),
+            ));
+            ops[hop.to as usize].push((
+                (hop.tick, OpKind::Recv, hop.from, pos),
+                op(OpKind::Recv, hop.from, to),
+            ));
             from = to;
         }
     }

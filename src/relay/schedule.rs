@@ -117,8 +117,9 @@ impl RelaySchedule {
                 .iter()
                 .map(|&(tick, from, to)| Hop { tick, from, to })
                 .collect();
-            let chunk = RelayChunk::new(c.demand, c.chunk, &hops)
-                .ok_or_else(|| format!("chunks[{i}].hops: expected 1 to 3 hops, got {}", hops.len()))?;
+            let chunk = RelayChunk::new(c.demand, c.chunk, &hops).ok_or_else(|| {
+                format!("chunks[{i}].hops: expected 1 to 3 hops, got {}", hops.len())
+            })?;
             chunks.push(chunk);
         }
         Ok(RelaySchedule {

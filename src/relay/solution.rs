@@ -75,7 +75,12 @@ impl RelaySolution {
             ticks: self.ticks,
             lower_bound: self.lower_bound,
             bound: self.binding(),
-            status: if self.ticks == self.lower_bound { "optimal" } else { "feasible" }.to_string(),
+            status: if self.ticks == self.lower_bound {
+                "optimal"
+            } else {
+                "feasible"
+            }
+            .to_string(),
             gap: self.ticks - self.lower_bound,
             node_bound: self.node_bound,
             nvlink_bound: self.nvlink_bound,

@@ -67,13 +67,19 @@ pub fn bound_of_weights(
             });
         };
         let k = kind_index(w.port);
-        row[k] = row[k].checked_add(w.weight).ok_or(CertificateError::Overflow)?;
+        row[k] = row[k]
+            .checked_add(w.weight)
+            .ok_or(CertificateError::Overflow)?;
     }
     let rho = tt.nvlink_speedup as u128;
     let mut den: u128 = 0;
     for row in &y {
         let here = (row[0] as u128 + row[1] as u128)
-            .checked_add((row[2] as u128 + row[3] as u128).checked_mul(rho).ok_or(CertificateError::Overflow)?)
+            .checked_add(
+                (row[2] as u128 + row[3] as u128)
+                    .checked_mul(rho)
+                    .ok_or(CertificateError::Overflow)?,
+            )
             .ok_or(CertificateError::Overflow)?;
         den = den.checked_add(here).ok_or(CertificateError::Overflow)?;
     }
@@ -118,14 +124,22 @@ fn cheapest_ends(y: &[[u64; 4]], g: usize) -> (Vec<u128>, Vec<u128>) {
         for i in base..base + g {
             out_cost[i] = (base..base + g)
                 .map(|k| {
-                    let hop = if k == i { 0 } else { y[i][2] as u128 + y[k][3] as u128 };
+                    let hop = if k == i {
+                        0
+                    } else {
+                        y[i][2] as u128 + y[k][3] as u128
+                    };
                     hop + y[k][0] as u128
                 })
                 .min()
                 .unwrap_or(0);
             in_cost[i] = (base..base + g)
                 .map(|k| {
-                    let hop = if k == i { 0 } else { y[k][2] as u128 + y[i][3] as u128 };
+                    let hop = if k == i {
+                        0
+                    } else {
+                        y[k][2] as u128 + y[i][3] as u128
+                    };
                     hop + y[k][1] as u128
                 })
                 .min()

@@ -20,7 +20,11 @@ use crate::relay::schedule::RelaySchedule;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RelayInvalid {
     #[error("chunks[{at}]: demand {demand} does not exist ({demands} demands)")]
-    UnknownDemand { at: usize, demand: u32, demands: usize },
+    UnknownDemand {
+        at: usize,
+        demand: u32,
+        demands: usize,
+    },
     #[error("chunks[{at}]: demand {demand} has {chunks} chunks, not a chunk {chunk}")]
     UnknownChunk {
         at: usize,
@@ -75,7 +79,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
     }
     let mut seen = vec![false; acc as usize];
     let mut sent = vec![0u64; demands.len()];
-    let mut uses: Vec<(u64, u32, u8)> = Vec::new();
+    let mut uses: Vec<(u64, u32, u8)> = Vec::with_capacity(s.chunks.len() * 4);
     for (at, c) in s.chunks.iter().enumerate() {
         let d = c.demand as usize;
         let Some(dem) = demands.get(d) else {
@@ -113,40 +117,54 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
                 dem.dst
             )));
         }
-        let mut shape = String::new();
+        let mut shape = [b' '; 3];
         for (h, hop) in hops.iter().enumerate() {
             if hop.from >= inst.slots || hop.to >= inst.slots || hop.from == hop.to {
-                return Err(route(format!("hop {h} ({} -> {}) is not between two GPUs", hop.from, hop.to)));
+                return Err(route(format!(
+                    "hop {h} ({} -> {}) is not between two GPUs",
+                    hop.from, hop.to
+                )));
             }
             if hop.tick >= s.ticks {
-                return Err(route(format!("hop {h} is in tick {}, past the schedule's {} ticks", hop.tick, s.ticks)));
+                return Err(route(format!(
+                    "hop {h} is in tick {}, past the schedule's {} ticks",
+                    hop.tick, s.ticks
+                )));
             }
             if h > 0 && (hops[h - 1].to != hop.from || hops[h - 1].tick >= hop.tick) {
                 return Err(route(format!(
                     "hop {h} ({} -> {} in tick {}) does not follow hop {} ({} -> {} in tick {})",
-                    hop.from, hop.to, hop.tick, h - 1, hops[h - 1].from, hops[h - 1].to, hops[h - 1].tick
+                    hop.from,
+                    hop.to,
+                    hop.tick,
+                    h - 1,
+                    hops[h - 1].from,
+                    hops[h - 1].to,
+                    hops[h - 1].tick
                 )));
             }
             let nic = hop.from / g != hop.to / g;
-            shape.push(if nic { 'N' } else { 'V' });
+            shape[h] = if nic { b'N' } else { b'V' };
             let (out, inn) = if nic { (0u8, 1u8) } else { (2, 3) };
             uses.push((hop.tick, hop.from, out));
             uses.push((hop.tick, hop.to, inn));
         }
         let inter = dem.src / g != dem.dst / g;
+        let shape = &shape[..hops.len()];
         let ok = if inter {
-            matches!(shape.as_str(), "N" | "VN" | "NV" | "VNV")
+            matches!(shape, b"N" | b"VN" | b"NV" | b"VNV")
         } else {
-            shape == "V"
+            shape == b"V"
         };
         if !ok {
             return Err(route(format!(
-                "hops {shape:?} (V NVLink, N NIC) are not a route of the model for an {} demand",
+                "hops {:?} (V NVLink, N NIC) are not a route of the model for an {} demand",
+                String::from_utf8_lossy(shape),
                 if inter { "inter-node" } else { "intra-node" }
             )));
         }
     }
-    check_ports(&mut uses, tt.nvlink_speedup as u64)?;
+    check_ports(&uses, s.ticks, inst.slots, tt.nvlink_speedup as u64)?;
     for (d, dem) in demands.iter().enumerate() {
         if sent[d] != inst.chunks(d) {
             return Err(RelayInvalid::Coverage {
@@ -161,29 +179,48 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
     Ok(())
 }
 
-/// Counts each (tick, GPU, port) and refuses any above its capacity.
-fn check_ports(uses: &mut [(u64, u32, u8)], rho: u64) -> Result<(), RelayInvalid> {
-    uses.sort_unstable();
-    let mut i = 0;
-    while i < uses.len() {
-        let mut j = i;
-        while j < uses.len() && uses[j] == uses[i] {
-            j += 1;
+/// Counts each (tick, GPU, port) and refuses any above its capacity:
+/// the uses bucketed by tick (a counting sort), then one count per GPU
+/// and port kind, reset by a stamp when the tick changes. Linear.
+fn check_ports(
+    uses: &[(u64, u32, u8)],
+    ticks: u64,
+    slots: u32,
+    rho: u64,
+) -> Result<(), RelayInvalid> {
+    let mut start = vec![0usize; ticks as usize + 1];
+    for u in uses {
+        start[u.0 as usize + 1] += 1;
+    }
+    for t in 0..ticks as usize {
+        start[t + 1] += start[t];
+    }
+    let mut fill = start.clone();
+    let mut by_tick = vec![(0u32, 0u8); uses.len()];
+    for u in uses {
+        by_tick[fill[u.0 as usize]] = (u.1, u.2);
+        fill[u.0 as usize] += 1;
+    }
+    let mut count = vec![(u64::MAX, 0u64); slots as usize * 4];
+    for t in 0..ticks as usize {
+        for &(gpu, kind) in &by_tick[start[t]..start[t + 1]] {
+            let c = &mut count[gpu as usize * 4 + kind as usize];
+            if c.0 != t as u64 {
+                *c = (t as u64, 0);
+            }
+            c.1 += 1;
+            let (port, is_nic) = PORTS[kind as usize];
+            let cap = if is_nic { 1 } else { rho };
+            if c.1 > cap {
+                return Err(RelayInvalid::Port {
+                    tick: t as u64,
+                    gpu,
+                    port,
+                    count: c.1,
+                    cap,
+                });
+            }
         }
-        let (tick, gpu, kind) = uses[i];
-        let (port, is_nic) = PORTS[kind as usize];
-        let cap = if is_nic { 1 } else { rho };
-        let count = (j - i) as u64;
-        if count > cap {
-            return Err(RelayInvalid::Port {
-                tick,
-                gpu,
-                port,
-                count,
-                cap,
-            });
-        }
-        i = j;
     }
     Ok(())
 }

@@ -37,6 +37,11 @@ pub(crate) fn colour_bipartite(
         .flat()
         .rounds
         .iter()
-        .map(|r| (r.repeat, r.demands.iter().map(|&d| order[d as usize]).collect()))
+        .map(|r| {
+            (
+                r.repeat,
+                r.demands.iter().map(|&d| order[d as usize]).collect(),
+            )
+        })
         .collect())
 }

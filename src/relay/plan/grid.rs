@@ -10,11 +10,14 @@ pub(crate) struct Grid {
     out: Vec<u32>,
     inn: Vec<u32>,
     rho: u32,
+    /// Per NIC tick (from 0) and GPU: whether the GPU's NIC sends then.
+    nic_sends: Vec<bool>,
 }
 
 impl Grid {
-    /// A grid of ticks `0..ticks` for `n` GPUs with NVLink capacity `rho`.
-    pub fn new(n: usize, ticks: usize, rho: u32) -> Grid {
+    /// A grid of ticks `0..ticks` for `n` GPUs with NVLink capacity `rho`;
+    /// `nic_sends[t * n + x]` says whether GPU x's NIC sends in tick t.
+    pub fn new(n: usize, ticks: usize, rho: u32, nic_sends: Vec<bool>) -> Grid {
         let rows = ticks + 2;
         Grid {
             n,
@@ -23,6 +26,7 @@ impl Grid {
             out: vec![0; rows * n],
             inn: vec![0; rows * n],
             rho,
+            nic_sends,
         }
     }
 
@@ -54,6 +58,47 @@ impl Grid {
         }
         let base = row as usize * self.n;
         self.out[base + from as usize] < self.rho && self.inn[base + to as usize] < self.rho
+    }
+
+    /// Whether a last hop `from -> to` has room in `tick`: as [`Grid::fits`],
+    /// but when `to`'s NIC sends in the next tick one NVLink receive of
+    /// `to` stays free (rho >= 2) for that send's first hop, which is
+    /// placed later (last hops of tick t are placed before first hops of
+    /// tick t + 2, which share tick t + 1).
+    pub fn fits_last(&self, tick: i64, from: u32, to: u32) -> bool {
+        let row = tick + self.offset;
+        if row < 0 || row as usize >= self.rows {
+            return true;
+        }
+        let base = row as usize * self.n;
+        let next = (tick + 1) as usize * self.n + to as usize;
+        let keep = u32::from(self.rho >= 2 && self.nic_sends.get(next).copied().unwrap_or(false));
+        self.out[base + from as usize] < self.rho && self.inn[base + to as usize] + keep < self.rho
+    }
+
+    /// The earliest tick `>= at` where a last hop `from -> to` has room.
+    pub fn earliest_last(&self, at: i64, from: u32, to: u32) -> i64 {
+        let mut t = at;
+        while !self.fits_last(t, from, to) {
+            t += 1;
+        }
+        t
+    }
+
+    /// Whether GPU `x` can still send over NVLink in `tick`.
+    pub fn out_free(&self, tick: i64, x: u32) -> bool {
+        let row = tick + self.offset;
+        row < 0
+            || row as usize >= self.rows
+            || self.out[row as usize * self.n + x as usize] < self.rho
+    }
+
+    /// Whether GPU `x` can still receive over NVLink in `tick`.
+    pub fn in_free(&self, tick: i64, x: u32) -> bool {
+        let row = tick + self.offset;
+        row < 0
+            || row as usize >= self.rows
+            || self.inn[row as usize * self.n + x as usize] < self.rho
     }
 
     /// Takes room for `from -> to` in `tick`.

@@ -21,6 +21,10 @@ use super::nic::NicSlot;
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 
+/// GPUs per node up to which the per-GPU answers of a NIC transfer are
+/// kept in arrays on the stack (larger nodes compute them per pair).
+const MAX_LOCAL: usize = 16;
+
 /// A chunk's hops in signed ticks (shifted to 0 at the end).
 pub(crate) type Placed = (u32, u64, [(i64, u32, u32); 3], u8);
 
@@ -80,7 +84,14 @@ pub(crate) fn place(inst: &Instance, tt: TwoTier, nic: &[Vec<NicSlot>]) -> Vec<P
             left.inn[(en.demand_dst(inst)) as usize] += en.left;
         }
     }
-    let mut grid = Grid::new(inst.slots as usize, nic.len(), tt.nvlink_speedup);
+    let n = inst.slots as usize;
+    let mut nic_sends = vec![false; nic.len() * n];
+    for (t, slots) in nic.iter().enumerate() {
+        for s in slots {
+            nic_sends[t * n + tt.rank(s.a, s.rail) as usize] = true;
+        }
+    }
+    let mut grid = Grid::new(n, nic.len(), tt.nvlink_speedup, nic_sends);
     let mut placed = Vec::with_capacity(inst.total_chunks() as usize);
     for (t, slots) in nic.iter().enumerate() {
         for s in slots {
@@ -102,12 +113,38 @@ fn take_one(
     pool: &mut Vec<Entry>,
 ) -> Placed {
     let (sender, receiver) = (tt.rank(s.a, s.rail), tt.rank(s.b, s.rail));
+    // Per local GPU of the two nodes: does its hop fit, how busy is it.
+    let g = tt.gpus_per_node as usize;
+    let mut first = [(false, 0u64); MAX_LOCAL];
+    let mut last = [(false, 0u64); MAX_LOCAL];
+    let first_of = |i: usize| {
+        let src = tt.rank(s.a, i as u32);
+        (
+            i as u32 == s.rail || grid.fits(t - 1, src, sender),
+            left.out[src as usize],
+        )
+    };
+    let last_of = |j: usize| {
+        let dst = tt.rank(s.b, j as u32);
+        (
+            j as u32 == s.rail || grid.fits_last(t + 1, receiver, dst),
+            left.inn[dst as usize],
+        )
+    };
+    if g <= MAX_LOCAL {
+        for i in 0..g {
+            first[i] = first_of(i);
+            last[i] = last_of(i);
+        }
+    }
     let mut best = (0usize, (0u8, 0u64));
     for (e, en) in pool.iter().enumerate() {
-        let first_ok = en.i == s.rail || grid.fits(t - 1, tt.rank(s.a, en.i), sender);
-        let last_ok = en.j == s.rail || grid.fits(t + 1, receiver, tt.rank(s.b, en.j));
-        let busy = left.out[tt.rank(s.a, en.i) as usize] + left.inn[tt.rank(s.b, en.j) as usize];
-        let score = (first_ok as u8 + last_ok as u8, busy);
+        let ((first_ok, out), (last_ok, inn)) = if g <= MAX_LOCAL {
+            (first[en.i as usize], last[en.j as usize])
+        } else {
+            (first_of(en.i as usize), last_of(en.j as usize))
+        };
+        let score = (first_ok as u8 + last_ok as u8, out + inn);
         if e == 0 || score > best.1 {
             best = (e, score);
         }
@@ -125,7 +162,7 @@ fn take_one(
     hops[len] = (t, sender, receiver);
     len += 1;
     if en.j != s.rail {
-        let at = grid.earliest_fit(t + 1, receiver, dst);
+        let at = grid.earliest_last(t + 1, receiver, dst);
         grid.take(at, receiver, dst);
         hops[len] = (at, receiver, dst);
         len += 1;
@@ -142,19 +179,29 @@ fn take_one(
 }
 
 /// Intra-node chunks, each at the earliest tick from the plan's first
-/// with room on its NVLink hop.
+/// with room on its NVLink hop. A cursor per GPU side (the first tick
+/// whose port is not yet full from the intra-node chunks' point of view)
+/// spares rescanning full ticks.
 fn place_intra(inst: &Instance, grid: &mut Grid, intra: &[usize], placed: &mut Vec<Placed>) {
     let start = placed
         .iter()
         .flat_map(|p| p.2[..p.3 as usize].iter().map(|h| h.0))
         .min()
         .unwrap_or(0);
+    let n = inst.slots as usize;
+    let (mut from_out, mut from_in) = (vec![start; n], vec![start; n]);
     for &d in intra {
         let dem = inst.demands()[d];
-        let mut at = start;
+        let (s, t) = (dem.src as usize, dem.dst as usize);
         for c in 0..inst.chunks(d) {
-            at = grid.earliest_fit(at, dem.src, dem.dst);
+            let at = grid.earliest_fit(from_out[s].max(from_in[t]), dem.src, dem.dst);
             grid.take(at, dem.src, dem.dst);
+            while !grid.out_free(from_out[s], dem.src) {
+                from_out[s] += 1;
+            }
+            while !grid.in_free(from_in[t], dem.dst) {
+                from_in[t] += 1;
+            }
             let mut hops = [(0i64, 0u32, 0u32); 3];
             hops[0] = (at, dem.src, dem.dst);
             placed.push((d as u32, c, hops, 1));

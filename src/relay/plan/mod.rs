@@ -17,7 +17,10 @@ use crate::instance::Instance;
 use std::collections::BTreeMap;
 
 /// A relay schedule for `inst` on `tt` and the NIC layer's tick count.
-pub(crate) fn build_schedule(inst: &Instance, tt: TwoTier) -> Result<(RelaySchedule, u64), RelayError> {
+pub(crate) fn build_schedule(
+    inst: &Instance,
+    tt: TwoTier,
+) -> Result<(RelaySchedule, u64), RelayError> {
     let mut node_pairs: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for (d, dem) in inst.demands().iter().enumerate() {
         let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
@@ -26,7 +29,10 @@ pub(crate) fn build_schedule(inst: &Instance, tt: TwoTier) -> Result<(RelaySched
             *c = c.checked_add(inst.chunks(d)).ok_or(RelayError::Overflow)?;
         }
     }
-    let pairs: Vec<(u32, u32, u64)> = node_pairs.into_iter().map(|((a, b), c)| (a, b, c)).collect();
+    let pairs: Vec<(u32, u32, u64)> = node_pairs
+        .into_iter()
+        .map(|((a, b), c)| (a, b, c))
+        .collect();
     let nodes = tt.nodes(inst.slots);
     let rails = rails::split_rails(nodes, tt.gpus_per_node, &pairs)?;
     let nic = nic::nic_ticks(nodes, &rails)?;
@@ -40,16 +46,16 @@ pub(crate) fn build_schedule(inst: &Instance, tt: TwoTier) -> Result<(RelaySched
     let chunks = placed
         .iter()
         .map(|&(demand, chunk, h, len)| {
-            let hops: Vec<Hop> = h[..len as usize]
-                .iter()
-                .map(|&(t, from, to)| Hop {
+            let mut hops = [Hop::default(); 3];
+            for (k, &(t, from, to)) in h[..len as usize].iter().enumerate() {
+                hops[k] = Hop {
                     tick: (t - first) as u64,
                     from,
                     to,
-                })
-                .collect();
-            ticks = ticks.max(hops[hops.len() - 1].tick + 1);
-            RelayChunk::new(demand, chunk, &hops).expect("one to three hops")
+                };
+            }
+            ticks = ticks.max(hops[len as usize - 1].tick + 1);
+            RelayChunk::new(demand, chunk, &hops[..len as usize]).expect("one to three hops")
         })
         .collect();
     Ok((RelaySchedule { ticks, chunks }, nic.len() as u64))

@@ -19,7 +19,11 @@ use std::collections::BTreeMap;
 pub(crate) type RailLoads = Vec<Vec<(u32, u32, u64)>>;
 
 /// Splits `pairs` (`(a, b, chunks)`, distinct pairs, `a != b`) over `g` rails.
-pub(crate) fn split_rails(nodes: u32, g: u32, pairs: &[(u32, u32, u64)]) -> Result<RailLoads, RelayError> {
+pub(crate) fn split_rails(
+    nodes: u32,
+    g: u32,
+    pairs: &[(u32, u32, u64)],
+) -> Result<RailLoads, RelayError> {
     let gu = g as u64;
     let mut rails: Vec<BTreeMap<(u32, u32), u64>> = vec![BTreeMap::new(); g as usize];
     // Leftover units and the vertex copies they belong to.
@@ -64,13 +68,16 @@ pub(crate) fn split_rails(nodes: u32, g: u32, pairs: &[(u32, u32, u64)]) -> Resu
         edges[e].2 += 1;
         edge_units[e].push(u);
     }
-    let copies = |p: &[u64], f: &[u64]| p.last().map_or(0, |&s| s + f.last().unwrap().div_ceil(gu)) as u32;
+    let copies =
+        |p: &[u64], f: &[u64]| p.last().map_or(0, |&s| s + f.last().unwrap().div_ceil(gu)) as u32;
     let classes = colour_bipartite(copies(&lp, &left_fill), copies(&rp, &right_fill), &edges)?;
     let mut colour = 0u64;
     for (repeat, class) in classes {
         for _ in 0..repeat {
             for &e in &class {
-                let u = edge_units[e].pop().expect("a colouring covers each edge's multiplicity");
+                let u = edge_units[e]
+                    .pop()
+                    .expect("a colouring covers each edge's multiplicity");
                 let (a, b, _) = pairs[units[u].0];
                 *rails[(colour % gu) as usize].entry((a, b)).or_insert(0) += 1;
             }
@@ -96,7 +103,9 @@ mod tests {
         for a in 0..nodes {
             for b in 0..nodes {
                 if a != b {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     pairs.push((a, b, (x >> 33) % 23));
                 }
             }
@@ -112,8 +121,16 @@ mod tests {
                 *total.entry((a, b)).or_insert(0) += c;
             }
             for v in 0..nodes as usize {
-                let node_out: u64 = pairs.iter().filter(|p| p.0 as usize == v).map(|p| p.2).sum();
-                let node_in: u64 = pairs.iter().filter(|p| p.1 as usize == v).map(|p| p.2).sum();
+                let node_out: u64 = pairs
+                    .iter()
+                    .filter(|p| p.0 as usize == v)
+                    .map(|p| p.2)
+                    .sum();
+                let node_in: u64 = pairs
+                    .iter()
+                    .filter(|p| p.1 as usize == v)
+                    .map(|p| p.2)
+                    .sum();
                 assert!(out[v] <= node_out.div_ceil(g as u64), "node {v} out");
                 assert!(inn[v] <= node_in.div_ceil(g as u64), "node {v} in");
             }
