@@ -10,14 +10,16 @@ pub(crate) struct Grid {
     out: Vec<u32>,
     inn: Vec<u32>,
     rho: u32,
-    /// Per NIC tick (from 0) and GPU: whether the GPU's NIC sends then.
-    nic_sends: Vec<bool>,
+    /// Per NIC tick (from 0) and GPU: the node its NIC sends to then
+    /// (`u32::MAX`: none).
+    nic_sends: Vec<u32>,
 }
 
 impl Grid {
     /// A grid of ticks `0..ticks` for `n` GPUs with NVLink capacity `rho`;
-    /// `nic_sends[t * n + x]` says whether GPU x's NIC sends in tick t.
-    pub fn new(n: usize, ticks: usize, rho: u32, nic_sends: Vec<bool>) -> Grid {
+    /// `nic_sends[t * n + x]` is the node GPU x's NIC sends to in tick t
+    /// (`u32::MAX`: none).
+    pub fn new(n: usize, ticks: usize, rho: u32, nic_sends: Vec<u32>) -> Grid {
         let rows = ticks + 2;
         Grid {
             n,
@@ -60,26 +62,33 @@ impl Grid {
         self.out[base + from as usize] < self.rho && self.inn[base + to as usize] < self.rho
     }
 
+    /// The node GPU `x`'s NIC sends to in `tick`, if it sends.
+    pub fn nic_send(&self, tick: i64, x: u32) -> Option<u32> {
+        let at = usize::try_from(tick).ok()? * self.n + x as usize;
+        self.nic_sends.get(at).copied().filter(|&b| b != u32::MAX)
+    }
+
     /// Whether a last hop `from -> to` has room in `tick`: as [`Grid::fits`],
-    /// but when `to`'s NIC sends in the next tick one NVLink receive of
-    /// `to` stays free (rho >= 2) for that send's first hop, which is
+    /// but with `keep` one NVLink receive of `to` stays free (rho >= 2)
+    /// for the first hop of `to`'s NIC send in the next tick, which is
     /// placed later (last hops of tick t are placed before first hops of
-    /// tick t + 2, which share tick t + 1).
-    pub fn fits_last(&self, tick: i64, from: u32, to: u32) -> bool {
+    /// tick t + 2, which share tick t + 1). The caller passes `keep` when
+    /// that send will need a first hop (`to` has no chunk of its own left
+    /// for that node).
+    pub fn fits_last(&self, tick: i64, from: u32, to: u32, keep: bool) -> bool {
         let row = tick + self.offset;
         if row < 0 || row as usize >= self.rows {
             return true;
         }
         let base = row as usize * self.n;
-        let next = (tick + 1) as usize * self.n + to as usize;
-        let keep = u32::from(self.rho >= 2 && self.nic_sends.get(next).copied().unwrap_or(false));
+        let keep = u32::from(keep && self.rho >= 2);
         self.out[base + from as usize] < self.rho && self.inn[base + to as usize] + keep < self.rho
     }
 
     /// The earliest tick `>= at` where a last hop `from -> to` has room.
-    pub fn earliest_last(&self, at: i64, from: u32, to: u32) -> i64 {
+    pub fn earliest_last(&self, at: i64, from: u32, to: u32, keep: bool) -> i64 {
         let mut t = at;
-        while !self.fits_last(t, from, to) {
+        while !self.fits_last(t, from, to, keep) {
             t += 1;
         }
         t

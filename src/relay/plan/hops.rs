@@ -85,18 +85,17 @@ pub(crate) fn place(inst: &Instance, tt: TwoTier, nic: &[Vec<NicSlot>]) -> Vec<P
         }
     }
     let n = inst.slots as usize;
-    let mut nic_sends = vec![false; nic.len() * n];
+    let mut nic_sends = vec![u32::MAX; nic.len() * n];
     for (t, slots) in nic.iter().enumerate() {
         for s in slots {
-            nic_sends[t * n + tt.rank(s.a, s.rail) as usize] = true;
+            nic_sends[t * n + tt.rank(s.a, s.rail) as usize] = s.b;
         }
     }
     let mut grid = Grid::new(n, nic.len(), tt.nvlink_speedup, nic_sends);
     let mut placed = Vec::with_capacity(inst.total_chunks() as usize);
     for (t, slots) in nic.iter().enumerate() {
         for s in slots {
-            let pool = &mut pools[s.a as usize * nodes + s.b as usize];
-            placed.push(take_one(tt, &mut grid, &mut left, t as i64, s, pool));
+            placed.push(take_one(tt, &mut grid, &mut left, t as i64, s, &mut pools));
         }
     }
     place_intra(inst, &mut grid, &intra, &mut placed);
@@ -110,9 +109,20 @@ fn take_one(
     left: &mut Left,
     t: i64,
     s: &NicSlot,
-    pool: &mut Vec<Entry>,
+    pools: &mut [Vec<Entry>],
 ) -> Placed {
+    let nodes = (pools.len() as f64).sqrt().round() as usize;
     let (sender, receiver) = (tt.rank(s.a, s.rail), tt.rank(s.b, s.rail));
+    // Does GPU x's NIC send in tick `at` need a first hop into x (no
+    // chunk of x's own left for that node)?
+    let needs_first = |x: u32, at: i64| {
+        grid.nic_send(at, x).is_some_and(|dest| {
+            let local = x % tt.gpus_per_node;
+            !pools[tt.node(x) as usize * nodes + dest as usize]
+                .iter()
+                .any(|e| e.i == local)
+        })
+    };
     // Per local GPU of the two nodes: does its hop fit, how busy is it.
     let g = tt.gpus_per_node as usize;
     let mut first = [(false, 0u64); MAX_LOCAL];
@@ -127,7 +137,7 @@ fn take_one(
     let last_of = |j: usize| {
         let dst = tt.rank(s.b, j as u32);
         (
-            j as u32 == s.rail || grid.fits_last(t + 1, receiver, dst),
+            j as u32 == s.rail || grid.fits_last(t + 1, receiver, dst, left.out[dst as usize] == 0),
             left.inn[dst as usize],
         )
     };
@@ -138,7 +148,10 @@ fn take_one(
         }
     }
     let mut best = (0usize, (0u8, 0u64));
-    for (e, en) in pool.iter().enumerate() {
+    for (e, en) in pools[s.a as usize * nodes + s.b as usize]
+        .iter()
+        .enumerate()
+    {
         let ((first_ok, out), (last_ok, inn)) = if g <= MAX_LOCAL {
             (first[en.i as usize], last[en.j as usize])
         } else {
@@ -149,6 +162,11 @@ fn take_one(
             best = (e, score);
         }
     }
+    let keep = needs_first(
+        tt.rank(s.b, pools[s.a as usize * nodes + s.b as usize][best.0].j),
+        t + 2,
+    );
+    let pool = &mut pools[s.a as usize * nodes + s.b as usize];
     let en = &mut pool[best.0];
     let (src, dst) = (tt.rank(s.a, en.i), tt.rank(s.b, en.j));
     let mut hops = [(0i64, 0u32, 0u32); 3];
@@ -162,7 +180,7 @@ fn take_one(
     hops[len] = (t, sender, receiver);
     len += 1;
     if en.j != s.rail {
-        let at = grid.earliest_last(t + 1, receiver, dst);
+        let at = grid.earliest_last(t + 1, receiver, dst, keep);
         grid.take(at, receiver, dst);
         hops[len] = (at, receiver, dst);
         len += 1;
