@@ -46,10 +46,13 @@ impl Entry {
     }
 }
 
-/// Inter-node chunks still to place, per source and per destination GPU.
+/// Inter-node chunks still to place, per source and per destination GPU,
+/// and per source GPU and destination node (`own[x * nodes + b]`).
 struct Left {
     out: Vec<u64>,
     inn: Vec<u64>,
+    own: Vec<u64>,
+    nodes: usize,
 }
 
 /// Places every chunk of `inst`: the inter-node ones on the NIC
@@ -77,11 +80,15 @@ pub(crate) fn place(inst: &Instance, tt: TwoTier, nic: &[Vec<NicSlot>]) -> Vec<P
     let mut left = Left {
         out: vec![0; inst.slots as usize],
         inn: vec![0; inst.slots as usize],
+        own: vec![0; inst.slots as usize * nodes],
+        nodes,
     };
     for pool in &pools {
         for en in pool {
-            left.out[(en.demand_src(inst)) as usize] += en.left;
-            left.inn[(en.demand_dst(inst)) as usize] += en.left;
+            let (src, dst) = (en.demand_src(inst), en.demand_dst(inst));
+            left.out[src as usize] += en.left;
+            left.inn[dst as usize] += en.left;
+            left.own[src as usize * nodes + tt.node(dst) as usize] += en.left;
         }
     }
     let n = inst.slots as usize;
@@ -111,17 +118,14 @@ fn take_one(
     s: &NicSlot,
     pools: &mut [Vec<Entry>],
 ) -> Placed {
-    let nodes = (pools.len() as f64).sqrt().round() as usize;
+    let nodes = left.nodes;
     let (sender, receiver) = (tt.rank(s.a, s.rail), tt.rank(s.b, s.rail));
     // Does GPU x's NIC send in tick `at` need a first hop into x (no
     // chunk of x's own left for that node)?
+    let own = &left.own;
     let needs_first = |x: u32, at: i64| {
-        grid.nic_send(at, x).is_some_and(|dest| {
-            let local = x % tt.gpus_per_node;
-            !pools[tt.node(x) as usize * nodes + dest as usize]
-                .iter()
-                .any(|e| e.i == local)
-        })
+        grid.nic_send(at, x)
+            .is_some_and(|dest| own[x as usize * nodes + dest as usize] == 0)
     };
     // Per local GPU of the two nodes: does its hop fit, how busy is it.
     let g = tt.gpus_per_node as usize;
@@ -188,6 +192,7 @@ fn take_one(
     let out = (en.demand, en.next, hops, len as u8);
     left.out[src as usize] -= 1;
     left.inn[dst as usize] -= 1;
+    left.own[src as usize * nodes + s.b as usize] -= 1;
     en.next += 1;
     en.left -= 1;
     if en.left == 0 {
