@@ -42,7 +42,7 @@ LAYERS = [
     ["units", "instance", "rounds", "html_text"],
     ["graph", "proof", "validate", "schedule"],
     ["bounds"],
-    ["colour", "solve", "lower", "exec"],
+    ["colour", "solve", "lower", "exec", "relay"],
     ["interop", "cost", "audit", "bench", "verify", "gen"],
     ["cli"],
 ]

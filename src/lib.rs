@@ -33,6 +33,7 @@ pub mod instance;
 pub mod interop;
 pub mod lower;
 pub mod proof;
+pub mod relay;
 pub mod rounds;
 pub mod schedule;
 pub mod solve;

@@ -9,6 +9,8 @@
 //! bad input, with the CLI's message) and a panic becomes a `RuntimeError`,
 //! never a crash of the interpreter.
 
+mod relay;
+
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -694,6 +696,8 @@ fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeSolution>()?;
     m.add_class::<NativePlanner>()?;
+    m.add_class::<relay::NativeRelaySolution>()?;
+    m.add_function(wrap_pyfunction!(relay::solve_relay, m)?)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(bounds, m)?)?;

@@ -20,8 +20,11 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _tickopt
+from ._relay import RelaySolution, solve_relay
 
-__all__ = ["Solution", "Schedule", "Planner", "solve", "bounds", "validate", "demands_from", "__version__"]
+__all__ = [
+    "Solution", "RelaySolution", "Schedule", "Planner", "solve", "bounds", "validate", "demands_from", "__version__",
+]
 __version__: str = _tickopt.__version__
 
 Demand = Tuple[int, int, int, Optional[int]]
@@ -295,7 +298,9 @@ def solve(
     chunk: Optional[str] = None,
     min_chunk: Optional[int] = None,
     max_chunk: Optional[int] = None,
-) -> Solution:
+    gpus_per_node: Optional[int] = None,
+    nvlink_speedup: Optional[int] = None,
+) -> "Solution | RelaySolution":
     """Optimal schedule for `demands` (see the module docs), as ``tickopt solve``.
 
     `slots` defaults to the matrix size, else the largest slot + 1.
@@ -304,8 +309,19 @@ def solve(
     ``seconds_predicted`` and ``seconds_lower_bound``; ``chunk="auto"``
     chooses the chunk size (whole bytes between `min_chunk` and `max_chunk`
     bits) that minimises predicted seconds, and then `bw` may be left out.
+    With `gpus_per_node` and `nvlink_speedup` (nodes of that many GPUs
+    whose NVLink carries that many chunks per tick each way) chunks may be
+    relayed through GPUs of their nodes, and the result is a
+    :class:`RelaySolution` (READ1_WRITE1 only; STRICT1 is refused).
     Raises ValueError for bad input, with the CLI's message.
     """
+    if gpus_per_node is not None or nvlink_speedup is not None:
+        if bw is None:
+            raise ValueError("bw is required (bits per chunk) for a relay plan")
+        if (ports, alpha_us, link_gbps, chunk, min_chunk, max_chunk) != (None,) * 6:
+            raise ValueError("relay plans take no ports, cost model or chunk choice yet")
+        rows, rbw, rslots, _ = _frame(demands, bw, slots, None)
+        return solve_relay(rows, rbw, str(model), rslots, gpus_per_node, nvlink_speedup)
     if bw is None:
         if chunk != "auto":
             raise ValueError("bw is required (bits per chunk), unless chunk=\"auto\" chooses it")

@@ -28,6 +28,7 @@ mod import_cmd;
 mod model_source;
 mod plugin_cmd;
 mod progress;
+mod relay_cmd;
 mod replay_cmd;
 mod solve_cmd;
 pub mod summary;

@@ -57,6 +57,8 @@ pub struct SolveArgs {
     pub cost: CostArgs,
     #[command(flatten)]
     pub chunk: ChunkArgs,
+    #[command(flatten)]
+    pub relay: super::relay_cmd::RelayArgs,
 }
 
 /// How the chunk size is set (doc/design.md §12).
@@ -184,6 +186,13 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         &a.instance.limits.to_limits(),
     )?;
     let parse_seconds = t_parse.elapsed().as_secs_f64();
+    if let Some(tt) = a.relay.machine()? {
+        if matches!(format, Some(f) if f != Format::Json) {
+            anyhow::bail!("a relay schedule is written as JSON only (doc/formats.md, \"Relay schedule\"): leave out --format or give json");
+        }
+        drop(phases);
+        return super::relay_cmd::solve(&inst, tt, out_file, summary_file);
+    }
     let cost = a.cost.model(&inst)?;
     a.chunk.check(cost.is_some())?;
     phases.phase(format!(

@@ -64,6 +64,16 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<u8> {
     let text = std::fs::read_to_string(&a.summary)
         .with_context(|| format!("cannot read {}", a.summary.display()))?;
     let mut overrides = a.overrides.to_overrides();
+    if super::relay_cmd::is_relay_summary(&text) {
+        if overrides.model.is_none() {
+            overrides.model = Some(crate::instance::Model::Read1Write1);
+        }
+        if overrides.bw.is_none() {
+            overrides.bw = super::relay_cmd::summary_bw(&text);
+        }
+        let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
+        return super::relay_cmd::verify(&inst, &a.schedule, &text, &a.summary);
+    }
     let stated = [
         (
             a.schedule.display().to_string(),

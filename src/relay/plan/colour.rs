@@ -1,0 +1,47 @@
+//! Bipartite multigraph edge colouring through the engine's König
+//! colouring (`crate::solve::koenig::delta_schedule`): the one place the
+//! relay planner calls into the solvers.
+
+use crate::instance::{Demand, Instance, Limits, Model};
+use crate::relay::model::RelayError;
+
+/// Colours the bipartite multigraph with left vertices `0..left`, right
+/// vertices `0..right` and `edges` `(l, r, multiplicity)` (distinct pairs)
+/// in Delta colours (König). Returns the colour classes in order, each
+/// `(repeat, edge indices)`: the next `repeat` colours are the matching
+/// of those edges.
+pub(crate) fn colour_bipartite(
+    left: u32,
+    right: u32,
+    edges: &[(u32, u32, u64)],
+) -> Result<Vec<(u64, Vec<usize>)>, RelayError> {
+    if edges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let demands = edges.iter().map(|&(l, r, m)| Demand {
+        src: l,
+        dst: left + r,
+        bits: m,
+    });
+    let limits = Limits {
+        max_slots: u32::MAX,
+        max_demands: u64::MAX,
+    };
+    let inst = Instance::new(Model::Read1Write1, left + right, 1, demands, &limits)
+        .map_err(|_| RelayError::Overflow)?;
+    // Instance demands are sorted by (src, dst): map them back to edges.
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    order.sort_unstable_by_key(|&e| (edges[e].0, edges[e].1));
+    let (schedule, _) = crate::solve::koenig::delta_schedule(&inst);
+    Ok(schedule
+        .flat()
+        .rounds
+        .iter()
+        .map(|r| {
+            (
+                r.repeat,
+                r.demands.iter().map(|&d| order[d as usize]).collect(),
+            )
+        })
+        .collect())
+}

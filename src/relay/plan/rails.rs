@@ -1,0 +1,142 @@
+//! The even split of each node pair's chunks over the G rails (NIC `k` of
+//! the source node sends to NIC `k` of the destination node).
+//!
+//! Pair `(a,b)` with `c` chunks gives every rail `floor(c/G)`; the `c mod
+//! G` chunks left over form a bipartite multigraph of source and
+//! destination nodes, coloured *equitably* with G colours (colour = rail):
+//! each node's leftover edges are cut into groups of G (a vertex copy per
+//! group), so every copy has degree at most G, and a König colouring of
+//! the copies in G colours gives each node every colour `floor(R/G)` or
+//! `ceil(R/G)` times (R its leftover chunks). So each NIC sends
+//! `sum_b floor(c_ab/G) + ceil(R_a/G) = ceil(out(a)/G)` chunks at most:
+//! exactly the node bound, and likewise on the receiving side.
+
+use super::colour::colour_bipartite;
+use crate::relay::model::RelayError;
+use std::collections::BTreeMap;
+
+/// Per rail `k`, the node pairs `(a, b, chunks)` it carries (chunks > 0).
+pub(crate) type RailLoads = Vec<Vec<(u32, u32, u64)>>;
+
+/// Splits `pairs` (`(a, b, chunks)`, distinct pairs, `a != b`) over `g` rails.
+pub(crate) fn split_rails(
+    nodes: u32,
+    g: u32,
+    pairs: &[(u32, u32, u64)],
+) -> Result<RailLoads, RelayError> {
+    let gu = g as u64;
+    let mut rails: Vec<BTreeMap<(u32, u32), u64>> = vec![BTreeMap::new(); g as usize];
+    // Leftover units and the vertex copies they belong to.
+    let mut left_fill = vec![0u64; nodes as usize];
+    let mut right_fill = vec![0u64; nodes as usize];
+    let mut units: Vec<(usize, u64, u64)> = Vec::new(); // (pair, left group, right group)
+    for (p, &(a, b, c)) in pairs.iter().enumerate() {
+        if c / gu > 0 {
+            for rail in rails.iter_mut() {
+                rail.insert((a, b), c / gu);
+            }
+        }
+        for _ in 0..c % gu {
+            units.push((p, left_fill[a as usize] / gu, right_fill[b as usize] / gu));
+            left_fill[a as usize] += 1;
+            right_fill[b as usize] += 1;
+        }
+    }
+    // Copy ids: node a's groups are numbered after those of nodes < a.
+    let prefix = |fill: &[u64]| {
+        let mut acc = 0u64;
+        fill.iter()
+            .map(|&f| {
+                let start = acc;
+                acc += f.div_ceil(gu);
+                start
+            })
+            .collect::<Vec<u64>>()
+    };
+    let (lp, rp) = (prefix(&left_fill), prefix(&right_fill));
+    let mut edge_of: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    let mut edges: Vec<(u32, u32, u64)> = Vec::new();
+    let mut edge_units: Vec<Vec<usize>> = Vec::new();
+    for (u, &(p, lg, rg)) in units.iter().enumerate() {
+        let (a, b, _) = pairs[p];
+        let key = ((lp[a as usize] + lg) as u32, (rp[b as usize] + rg) as u32);
+        let e = *edge_of.entry(key).or_insert_with(|| {
+            edges.push((key.0, key.1, 0));
+            edge_units.push(Vec::new());
+            edges.len() - 1
+        });
+        edges[e].2 += 1;
+        edge_units[e].push(u);
+    }
+    let copies =
+        |p: &[u64], f: &[u64]| p.last().map_or(0, |&s| s + f.last().unwrap().div_ceil(gu)) as u32;
+    let classes = colour_bipartite(copies(&lp, &left_fill), copies(&rp, &right_fill), &edges)?;
+    let mut colour = 0u64;
+    for (repeat, class) in classes {
+        for _ in 0..repeat {
+            for &e in &class {
+                let u = edge_units[e]
+                    .pop()
+                    .expect("a colouring covers each edge's multiplicity");
+                let (a, b, _) = pairs[units[u].0];
+                *rails[(colour % gu) as usize].entry((a, b)).or_insert(0) += 1;
+            }
+            colour += 1;
+        }
+    }
+    Ok(rails
+        .into_iter()
+        .map(|m| m.into_iter().map(|((a, b), c)| (a, b, c)).collect())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_nic_carries_at_most_the_node_bound_and_all_chunks_are_kept() {
+        let g = 4u32;
+        let nodes = 5u32;
+        let mut pairs = Vec::new();
+        let mut x = 7u64;
+        for a in 0..nodes {
+            for b in 0..nodes {
+                if a != b {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    pairs.push((a, b, (x >> 33) % 23));
+                }
+            }
+        }
+        pairs.retain(|p| p.2 > 0);
+        let rails = split_rails(nodes, g, &pairs).unwrap();
+        let mut total = BTreeMap::new();
+        for rail in &rails {
+            let (mut out, mut inn) = (vec![0u64; nodes as usize], vec![0u64; nodes as usize]);
+            for &(a, b, c) in rail {
+                out[a as usize] += c;
+                inn[b as usize] += c;
+                *total.entry((a, b)).or_insert(0) += c;
+            }
+            for v in 0..nodes as usize {
+                let node_out: u64 = pairs
+                    .iter()
+                    .filter(|p| p.0 as usize == v)
+                    .map(|p| p.2)
+                    .sum();
+                let node_in: u64 = pairs
+                    .iter()
+                    .filter(|p| p.1 as usize == v)
+                    .map(|p| p.2)
+                    .sum();
+                assert!(out[v] <= node_out.div_ceil(g as u64), "node {v} out");
+                assert!(inn[v] <= node_in.div_ceil(g as u64), "node {v} in");
+            }
+        }
+        for &(a, b, c) in &pairs {
+            assert_eq!(total[&(a, b)], c);
+        }
+    }
+}

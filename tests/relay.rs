@@ -1,0 +1,283 @@
+//! Relay plans (issue 52): every plan validates, the validator and the
+//! certificate checker refuse doctored data, and on hot-column MoE
+//! traffic the plans sit at the proven bound and well under the direct
+//! optimum.
+
+use tickopt::gen::skew::Skew;
+use tickopt::instance::{Demand, Instance, Limits, Model};
+use tickopt::relay::check::{check_certificate, validate_relay, CertificateError, RelayInvalid};
+use tickopt::relay::program::relay_program;
+use tickopt::relay::{plan_relay, BoundKind, RelayError, TwoTier};
+
+fn machine(g: u32, rho: u32) -> TwoTier {
+    TwoTier {
+        gpus_per_node: g,
+        nvlink_speedup: rho,
+    }
+}
+
+/// Hot-column MoE all-to-all: log-normal sizes, 1/16 of the columns hot.
+fn moe(n: u32, k: u64, hot_factor: u64, sigma: f64, seed: u64) -> Instance {
+    let skew = Skew {
+        mean_bits: (64 * k) as f64,
+        sigma,
+        hot: (n / 16).max(1),
+        hot_factor,
+    };
+    let demands = skew.all_to_all(n, seed).unwrap();
+    Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap()
+}
+
+/// A pseudo-random sparse instance with intra- and inter-node demands.
+fn random(n: u32, seed: u64) -> Instance {
+    let mut x = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let mut demands = Vec::new();
+    for src in 0..n {
+        for dst in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if src != dst && x % 3 != 0 {
+                demands.push(Demand {
+                    src,
+                    dst,
+                    bits: 8 * (1 + x % 97),
+                });
+            }
+        }
+    }
+    Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap()
+}
+
+#[test]
+fn plans_validate_and_sit_above_their_certified_bound() {
+    for (n, g, rho, seed) in [
+        (8, 2, 1, 1),
+        (8, 4, 2, 2),
+        (12, 3, 8, 3),
+        (16, 4, 1, 4),
+        (16, 8, 4, 5),
+        (6, 1, 1, 6),
+    ] {
+        let inst = random(n, seed);
+        let tt = machine(g, rho);
+        let sol = plan_relay(&inst, tt).unwrap();
+        validate_relay(&inst, tt, &sol.schedule).unwrap();
+        assert_eq!(
+            check_certificate(&inst, tt, &sol.certificate),
+            Ok(sol.lower_bound)
+        );
+        assert!(sol.lower_bound >= sol.node_bound.max(sol.nvlink_bound));
+        assert!(
+            sol.ticks >= sol.lower_bound,
+            "n {n} g {g}: {} < {}",
+            sol.ticks,
+            sol.lower_bound
+        );
+        assert!(sol.nic_ticks >= sol.node_bound);
+        // Deterministic.
+        assert_eq!(plan_relay(&inst, tt).unwrap().schedule, sol.schedule);
+    }
+}
+
+#[test]
+fn with_rho_at_least_g_and_no_intra_traffic_the_plan_is_the_node_bound_plus_two() {
+    let inst = moe(32, 3, 4, 1.2, 7);
+    let inter: Vec<Demand> = inst
+        .demands()
+        .iter()
+        .filter(|d| d.src / 4 != d.dst / 4)
+        .copied()
+        .collect();
+    let inst = Instance::new(Model::Read1Write1, 32, 64, inter, &Limits::default()).unwrap();
+    let sol = plan_relay(&inst, machine(4, 4)).unwrap();
+    assert_eq!(
+        sol.nic_ticks, sol.node_bound,
+        "rails balance every NIC to the node bound"
+    );
+    assert!(
+        sol.ticks <= sol.node_bound + 2,
+        "{} > {} + 2",
+        sol.ticks,
+        sol.node_bound
+    );
+}
+
+#[test]
+fn hot_column_moe_is_at_the_bound_and_beats_the_direct_optimum() {
+    for n in [64u32, 256] {
+        for rho in [4u32, 8] {
+            for (seed, sigma) in [(1u64, 0.8), (2, 1.6)] {
+                let inst = moe(n, 4, 4, sigma, seed);
+                let tt = machine(8, rho);
+                let sol = plan_relay(&inst, tt).unwrap();
+                let lb = sol.lower_bound;
+                let slack = (lb as f64 * 0.02).floor() as u64;
+                assert!(
+                    sol.ticks <= lb + slack.max(2),
+                    "n {n} rho {rho} seed {seed}: {} ticks, bound {lb} ({:?})",
+                    sol.ticks,
+                    sol.binding()
+                );
+                assert!(
+                    sol.direct_ticks as f64 >= 1.5 * sol.ticks as f64,
+                    "n {n} rho {rho} seed {seed}: direct {} vs relayed {}",
+                    sol.direct_ticks,
+                    sol.ticks
+                );
+                assert_eq!(check_certificate(&inst, tt, &sol.certificate), Ok(lb));
+            }
+        }
+    }
+}
+
+#[test]
+fn slow_nvlink_makes_the_lp_bind_and_its_certificate_checks() {
+    // One GPU per node receives everything: rho = 1 cannot spread it.
+    let n = 16u32;
+    let mut demands = Vec::new();
+    for src in 0..n {
+        for dst in [0u32, 4, 8, 12] {
+            if src / 4 != dst / 4 {
+                demands.push(Demand {
+                    src,
+                    dst,
+                    bits: 64 * 20,
+                });
+            }
+        }
+    }
+    let inst = Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap();
+    let tt = machine(4, 1);
+    let sol = plan_relay(&inst, tt).unwrap();
+    assert!(
+        sol.lower_bound > sol.node_bound,
+        "{} vs node {}",
+        sol.lower_bound,
+        sol.node_bound
+    );
+    assert_ne!(sol.binding(), BoundKind::Node);
+    assert_eq!(
+        check_certificate(&inst, tt, &sol.certificate),
+        Ok(sol.lower_bound)
+    );
+    validate_relay(&inst, tt, &sol.schedule).unwrap();
+}
+
+#[test]
+fn a_doctored_certificate_is_refused() {
+    let inst = moe(32, 3, 4, 1.2, 9);
+    let tt = machine(4, 2);
+    let sol = plan_relay(&inst, tt).unwrap();
+    let mut claim = sol.certificate.clone();
+    claim.bound += 1;
+    assert!(matches!(
+        check_certificate(&inst, tt, &claim),
+        Err(CertificateError::Mismatch { .. })
+    ));
+    let mut weights = sol.certificate.clone();
+    weights.weights[0].weight *= 1000;
+    assert!(check_certificate(&inst, tt, &weights).is_err());
+    let mut stranger = sol.certificate.clone();
+    stranger.weights[0].gpu = 999;
+    assert!(matches!(
+        check_certificate(&inst, tt, &stranger),
+        Err(CertificateError::UnknownGpu { .. })
+    ));
+}
+
+#[test]
+fn doctored_schedules_are_refused() {
+    let inst = random(8, 11);
+    let tt = machine(4, 1);
+    let sol = plan_relay(&inst, tt).unwrap();
+    let base = sol.schedule.clone();
+    // A chunk dropped.
+    let mut s = base.clone();
+    s.chunks.pop();
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Coverage { .. })
+    ));
+    // A chunk twice.
+    let mut s = base.clone();
+    let c = s.chunks[0];
+    s.chunks.push(c);
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Duplicate { .. })
+    ));
+    // A relayed chunk's hops out of order.
+    let mut s = base.clone();
+    let at = s
+        .chunks
+        .iter()
+        .position(|c| c.hops().len() > 1)
+        .expect("some chunk is relayed");
+    let h = s.chunks[at].hops_mut();
+    h[1].tick = h[0].tick;
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Route { .. })
+    ));
+    // Every chunk in the first tick: some port overflows.
+    let mut s = base.clone();
+    for c in &mut s.chunks {
+        for (k, h) in c.hops_mut().iter_mut().enumerate() {
+            h.tick = k as u64;
+        }
+    }
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Port { .. })
+    ));
+    // Too short.
+    let mut s = base.clone();
+    s.ticks -= 1;
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Route { .. })
+    ));
+}
+
+#[test]
+fn strict1_is_refused_with_a_typed_error() {
+    let inst = random(8, 3).with_model(Model::Strict1);
+    assert_eq!(
+        plan_relay(&inst, machine(4, 4)).unwrap_err(),
+        RelayError::Strict1
+    );
+}
+
+#[test]
+fn the_program_moves_every_byte_once() {
+    let inst = random(8, 5);
+    let sol = plan_relay(&inst, machine(4, 2)).unwrap();
+    let p = relay_program(&inst, &sol.schedule).unwrap();
+    let sends: u64 = p
+        .ops
+        .iter()
+        .flatten()
+        .filter(|o| o.op == tickopt::relay::program::OpKind::Send)
+        .map(|o| o.bytes)
+        .sum();
+    let recvs: u64 = p
+        .ops
+        .iter()
+        .flatten()
+        .filter(|o| o.op == tickopt::relay::program::OpKind::Recv)
+        .map(|o| o.bytes)
+        .sum();
+    assert_eq!(sends, recvs);
+    let hops: u64 = sol
+        .schedule
+        .chunks
+        .iter()
+        .map(|c| inst.chunk_len(c.demand as usize, c.chunk).div_ceil(8) * c.hops().len() as u64)
+        .sum();
+    assert_eq!(sends, hops);
+    assert_eq!(
+        p.stage_bytes.iter().sum::<u64>() + p.output_bytes.iter().sum::<u64>(),
+        recvs
+    );
+}

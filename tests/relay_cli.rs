@@ -1,0 +1,98 @@
+//! `tickopt solve --gpus-per-node --nvlink-speedup` and `tickopt verify`
+//! of its relay summary (issue 52): VERIFIED on what it wrote, REJECTED
+//! (exit 2) on a doctored certificate or schedule.
+
+use std::path::Path;
+use std::process::Command;
+
+fn tickopt(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tickopt"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn solve_writes_a_relay_plan_that_verify_recomputes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut csv = String::from("src_slot,dst_slot,bits_total\n");
+    for s in 0..16u32 {
+        for t in 0..16u32 {
+            if s != t {
+                let hot = if t == 5 { 6 } else { 1 };
+                csv.push_str(&format!(
+                    "{s},{t},{}\n",
+                    64 * hot * (1 + (s * 7 + t * 3) % 5)
+                ));
+            }
+        }
+    }
+    std::fs::write(d.join("m.csv"), csv).unwrap();
+    let (rc, _, err) = tickopt(
+        &[
+            "solve",
+            "m.csv",
+            "--model",
+            "READ1_WRITE1",
+            "--bw",
+            "64",
+            "--gpus-per-node",
+            "4",
+            "--nvlink-speedup",
+            "4",
+            "--out",
+            "s.json",
+            "--summary",
+            "sum.json",
+        ],
+        d,
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("relay:"), "{err}");
+    let (rc, out, err) = tickopt(&["verify", "m.csv", "s.json", "sum.json"], d);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("VERIFIED"), "{out}");
+    // A doctored certificate: one weight changed.
+    let text = std::fs::read_to_string(d.join("sum.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let w = &mut v["certificate"]["weights"][0]["weight"];
+    *w = serde_json::json!(w.as_u64().unwrap() + 3);
+    std::fs::write(d.join("bad.json"), v.to_string()).unwrap();
+    let (rc, out, _) = tickopt(&["verify", "m.csv", "s.json", "bad.json"], d);
+    assert_eq!(rc, 2, "{out}");
+    assert!(out.contains("FAIL  relay     certificate refused"), "{out}");
+    assert!(out.contains("REJECTED"), "{out}");
+    // A doctored schedule: one hop moved past the end.
+    let text = std::fs::read_to_string(d.join("s.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["chunks"][0]["hops"][0][0] = serde_json::json!(1_000_000);
+    std::fs::write(d.join("bad_s.json"), v.to_string()).unwrap();
+    let (rc, out, _) = tickopt(&["verify", "m.csv", "bad_s.json", "sum.json"], d);
+    assert_eq!(rc, 2, "{out}");
+    assert!(out.contains("schedule invalid"), "{out}");
+    // STRICT1 is refused by name.
+    let (rc, _, err) = tickopt(
+        &[
+            "solve",
+            "m.csv",
+            "--model",
+            "STRICT1",
+            "--bw",
+            "64",
+            "--gpus-per-node",
+            "4",
+            "--nvlink-speedup",
+            "4",
+        ],
+        d,
+    );
+    assert_ne!(rc, 0);
+    assert!(err.contains("STRICT1 with relays"), "{err}");
+}
