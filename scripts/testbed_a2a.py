@@ -165,9 +165,11 @@ def main(argv=None) -> int:
                 print(f"step {step}: outputs differ from torch's on some rank (methods {bad} here)", file=sys.stderr)
             return 1
         k = len(a.methods)
+        nvlink_rate = (topo.get("nvlink_mbit") or 0) * 1e6 / 8
         bound, bounding = (
-            workloads.port_bound_seconds(rows, a.row_bytes, rates) if rates.all() else (float("nan"), -1)
+            workloads.port_bound_seconds(rows, a.row_bytes, rates, g, nvlink_rate) if rates.all() else (float("nan"), -1)
         )
+        node_bound = workloads.node_bound_seconds(rows, a.row_bytes, float(rates.min()), g) if g > 1 else None
         if step >= a.warmup and rank == 0:
             predicted = predict(rows, a, rates)
         if step >= a.warmup:
@@ -176,6 +178,7 @@ def main(argv=None) -> int:
                     "step": step,
                     "port_bound_s": bound,
                     "bounding_rank": bounding,
+                    "node_bound_s": node_bound,
                     "predicted_s": predicted if rank == 0 else None,
                     "wall_s": dict(zip(a.methods, slowest[:k].tolist())),
                     "cpu_share": {m: figures[k + i].item() / (cores * slowest[i].item()) for i, m in enumerate(a.methods)},
@@ -193,6 +196,10 @@ def report(a, world, topo, per_step) -> None:
         f"rows of {a.row_bytes} B, mean {a.mean_rows:g} rows a pair, {len(per_step)} steps "
         f"(+{a.warmup} warm-up); outputs byte-equal to torch's"
     )
+    if per_step and per_step[0]["node_bound_s"] is not None:
+        nb = statistics.median(s["node_bound_s"] / s["port_bound_s"] for s in per_step)
+        print(f"two tiers: the port bound counts NIC traffic over NICs and NVLink traffic over NVLink; "
+              f"relays' node bound is {nb:.3f} of it (median)")
     counts = collections.Counter(s["bounding_rank"] for s in per_step)
     print("the busiest port (the bound) was rank " + ", ".join(f"{r} ({k} steps)" for r, k in counts.most_common()))
     print(f"{'method':10} {'median s':>9} {'p10 s':>8} {'p90 s':>8} {'/bound':>7} {'/torch':>7} {'/pred':>6} {'cpu':>5}")

@@ -24,7 +24,7 @@ from typing import Callable, Dict
 
 import numpy as np
 
-__all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds"]
+__all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds", "node_bound_seconds"]
 
 
 def _lognormal(world: int, rng: np.random.Generator, mean_rows: float, sigma: float) -> np.ndarray:
@@ -122,12 +122,35 @@ def port_bound_bytes(rows: np.ndarray, row_bytes: int) -> int:
     return int(max(m.sum(axis=1).max(initial=0), m.sum(axis=0).max(initial=0))) * row_bytes
 
 
-def port_bound_seconds(rows: np.ndarray, row_bytes: int, rates: "np.ndarray") -> "tuple[float, int]":
-    """The port bound with a rate per rank (bytes per second each way, a
-    slow rank's lower): the largest of each rank's sends and receives over
-    its rate, and the rank that attains it."""
+def port_bound_seconds(
+    rows: np.ndarray, row_bytes: int, rates: "np.ndarray", gpus_per_node: int = 1, nvlink_rate: float = 0.0
+) -> "tuple[float, int]":
+    """The port bound of direct plans with a rate per rank (bytes per
+    second each way, a slow rank's lower): the largest of each rank's sends
+    and receives over its rate, and the rank that attains it. With nodes of
+    `gpus_per_node` ranks, traffic within a node goes over NVLink ports of
+    `nvlink_rate` (0: free) and only the rest over the NICs."""
     m = np.array(rows, dtype=np.int64)
     np.fill_diagonal(m, 0)
-    per_rank = np.maximum(m.sum(axis=1), m.sum(axis=0)) * row_bytes / np.asarray(rates, dtype=np.float64)
+    node = np.arange(len(m)) // max(gpus_per_node, 1)
+    same = node[:, None] == node[None, :]
+    nic = np.where(same, 0, m) if gpus_per_node > 1 else m
+    per_rank = np.maximum(nic.sum(axis=1), nic.sum(axis=0)) * row_bytes / np.asarray(rates, dtype=np.float64)
+    if gpus_per_node > 1 and nvlink_rate > 0:
+        nv = np.where(same, m, 0)
+        per_rank = np.maximum(per_rank, np.maximum(nv.sum(axis=1), nv.sum(axis=0)) * row_bytes / nvlink_rate)
     r = int(np.argmax(per_rank))
     return float(per_rank[r]), r
+
+
+def node_bound_seconds(rows: np.ndarray, row_bytes: int, nic_rate: float, gpus_per_node: int) -> float:
+    """The node bound of relayed plans (issue 52): every byte that leaves
+    or enters a node crosses one of its `gpus_per_node` NICs, whatever the
+    route: the busiest node's bytes out or in over its NICs' rate."""
+    m = np.array(rows, dtype=np.int64)
+    g = max(gpus_per_node, 1)
+    k = len(m) // g
+    per_node = m[: k * g, : k * g].reshape(k, g, k, g).sum(axis=(1, 3))
+    np.fill_diagonal(per_node, 0)
+    busiest = max(int(per_node.sum(axis=1).max(initial=0)), int(per_node.sum(axis=0).max(initial=0)))
+    return busiest * row_bytes / (g * nic_rate)
