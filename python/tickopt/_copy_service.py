@@ -148,7 +148,7 @@ class RemoteCopyService:
     once with :meth:`schedule` (collective: every rank of `group` calls
     it), then :meth:`run` as often as needed; :meth:`clear_requests` starts
     over. `chunk_bytes` is the bandwidth per tick (default: the busiest
-    port's bytes over about 1,024 ticks, :func:`tickopt._p2p_run.auto_chunk`);
+    port's bytes over about 64 ticks, :func:`tickopt._p2p_run.auto_chunk`);
     `model` as in :func:`tickopt.solve` (default READ1_WRITE1: full-duplex
     ports). The plan runs as dataflow, like :mod:`tickopt.torch`'s.
     """

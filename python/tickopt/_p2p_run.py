@@ -52,9 +52,12 @@ def row_bytes_of(t: "torch.Tensor") -> int:
     return n
 
 
-#: The default chunk aims at about this many ticks on the busiest port (messages stay few however small the chunk: consecutive chunks merge)
-#: (see :func:`auto_chunk`).
-TARGET_TICKS = 1024
+#: The default chunk aims at about this many ticks on the busiest port
+#: (see :func:`auto_chunk`). Messages stay few however small the chunk
+#: (consecutive chunks merge), but each switch of peer at a port is a
+#: handshake and a dependency; on the testbed 64 ran a little faster than
+#: 1,024 (doc/performance.md, "Executed").
+TARGET_TICKS = 64
 
 #: One planner per (group key, ranks, model, chunk): a step whose traffic
 #: changed a little is planned by editing the last plan (DESIGN.md §13).
@@ -71,9 +74,8 @@ def auto_chunk(units: "np.ndarray") -> int:
     zero): the busiest port's load over :data:`TARGET_TICKS`, rounded up to
     a power of two (so that steps whose traffic changes a little keep one
     chunk, and one planner). Under the dataflow runner consecutive chunks of
-    a pair travel as one message, so a small chunk costs planning time, not
-    messages; what it buys is a finer interleaving at the busiest port
-    (DESIGN.md §14)."""
+    a pair travel as one message, and a last chunk that is short costs its
+    bytes, not a tick (DESIGN.md §14)."""
     busiest = max(int(units.sum(axis=1).max(initial=0)), int(units.sum(axis=0).max(initial=0)), 1)
     want = max(-(-busiest // TARGET_TICKS), 1)
     return 1 << (want - 1).bit_length()

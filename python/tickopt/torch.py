@@ -13,7 +13,7 @@ ends, never for a tick boundary; consecutive chunks of one pair go as one
 message, and the local part is copied while the network works. The model
 defaults to READ1_WRITE1 (a port sends one transfer and receives one at a
 time: full-duplex links) and the chunk to :func:`tickopt._p2p_run.auto_chunk`
-(the busiest port's load over about 1,024 ticks). ``runner="ticks"`` runs the
+(the busiest port's load over about 64 ticks). ``runner="ticks"`` runs the
 plan tick by tick instead (one ``batch_isend_irecv`` per tick), the way it
 ran before, for comparison, and the way it runs on backends other than gloo. Only torch's own calls are used (gloo on CPU,
 NCCL on GPU), no device code.
@@ -287,7 +287,7 @@ def plan_all_to_all(
     the same on every rank (``Plan.run`` checks it collectively). With
     `row_bytes` (``element_size()`` times the trailing numel) it is made in
     bytes: `chunk_bytes` may cut rows, and runs take rows of exactly that
-    size. The chunk defaults to the busiest port's load over about 1,024
+    size. The chunk defaults to the busiest port's load over about 64
     ticks, rounded up to a power of two (:func:`tickopt._p2p_run.auto_chunk`).
     The model defaults to READ1_WRITE1 (full-duplex ports). `runner` is
     ``"dataflow"`` (default: each transfer waits only for its own two ends)

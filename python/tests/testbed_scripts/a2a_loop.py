@@ -1,6 +1,6 @@
 """Run by every rank under the testbed (test_testbed.py): skewed all-to-alls
-with tickopt.torch for A2A_STEPS steps, each output compared with torch's
-own (unless A2A_CHECK=0); writes $PROBE_DIR/rank{RANK}.json with
+with tickopt.torch (torch's own with A2A_METHOD=torch) for A2A_STEPS steps,
+each output compared with torch's own (unless A2A_CHECK=0); writes $PROBE_DIR/rank{RANK}.json with
 the steps done, and on an error its message and the time it was raised
 (time.time(), so the test can compare it with the kill)."""
 
@@ -22,6 +22,7 @@ out = {"steps": 0}
 path = os.path.join(os.environ["PROBE_DIR"], f"rank{rank}.json")
 timeout = float(os.environ.get("A2A_TIMEOUT_S", "10"))
 check = os.environ.get("A2A_CHECK", "1") == "1"
+method = os.environ.get("A2A_METHOD", "tickopt")
 try:
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout))
     world = dist.get_world_size()
@@ -31,7 +32,10 @@ try:
         inp = torch.from_numpy(np.random.default_rng([rank, step]).integers(0, 255, (n_in, 1024), dtype=np.uint8))
         ins, outs = [int(x) for x in rows[rank]], [int(rows[s][rank]) for s in range(world)]
         got = torch.empty((n_out, 1024), dtype=torch.uint8)
-        tt.all_to_all_single(got, inp, outs, ins)
+        if method == "torch":
+            dist.all_to_all_single(got, inp, outs, ins)
+        else:
+            tt.all_to_all_single(got, inp, outs, ins)
         if check:
             want = torch.empty_like(got)
             dist.all_to_all_single(want, inp, outs, ins)

@@ -34,7 +34,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--delay-us", type=float, default=None,
-        help="one-way delay per link (needs the kernel's netem qdisc; refused where it is missing)",
+        help="one-way delay per link: not built (it needs tc's netem qdisc, which this project's "
+        "machines lack); refused",
     )
     p.add_argument("--queue-ms", type=float, default=20.0,
                    help="each link direction's queue, in ms at its rate (default 20)")
@@ -65,8 +66,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     a = parser().parse_args(argv)
     if a.delay_us is not None:
         print(
-            "testbed: --delay-us needs tc's netem qdisc, which this kernel does not have "
-            "(sch_netem); run without it",
+            "testbed: --delay-us is not built: a delay needs tc's netem qdisc (sch_netem), which "
+            "this project's machines lack; run without it",
             file=sys.stderr,
         )
         return 2

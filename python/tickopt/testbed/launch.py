@@ -122,7 +122,9 @@ class Ranks:
         first = next(((r, c) for r, c in enumerate(codes) if c != 0), None)
         if first is not None:
             self.report_failures(codes)
-            return status or first[1] or 1
+            status = status or first[1] or 1
+            # A rank killed by a signal: the shell's convention, 128 + signal.
+            return 128 - status if status < 0 else status
         return 0
 
     def report_failures(self, codes: Sequence[int]) -> None:
