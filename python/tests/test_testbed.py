@@ -157,3 +157,19 @@ def test_loss_and_a_slow_rank_keep_outputs_byte_equal(tmp_path):
     for r in range(4):
         assert json.load(open(tmp_path / f"rank{r}.json"))["steps"] == 3
     assert ours() == []
+
+
+def test_calibrate_measures_the_links_rate(tmp_path):
+    """python -m tickopt.calibrate on the testbed writes a report that
+    `tickopt calibrate` fits: the rate is the NIC's payload rate."""
+    report = tmp_path / "calib.json"
+    p = run_testbed("--nodes", "2", "--nic-mbit", "50", "--", "-m", "tickopt.calibrate",
+                    "--sizes", "65536,262144,1048576", "--reps", "3", "--rounds", "3", "--out", str(report))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "fit: a message costs" in p.stdout
+    binary = os.environ.get("TICKOPT_BIN", os.path.join(ROOT, "target", "release", "tickopt"))
+    fit = subprocess.run([binary, "calibrate", str(report), "--json"], capture_output=True, text=True)
+    assert fit.returncode == 0, fit.stderr
+    gbps = json.loads(fit.stdout)["link_gbps"]
+    assert 0.8 * 0.05 * 1448 / 1518 < gbps < 1.1 * 0.05, gbps  # 50 Mbit/s, TCP payload
+    assert ours() == []
