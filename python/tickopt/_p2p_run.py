@@ -170,6 +170,14 @@ def uses_handshakes(group: Any) -> bool:
     return dist.get_backend(group) == "gloo"
 
 
+def byte_range(off: int, n: int, peer: int, shift: Tuple[int, int], scale: int) -> Tuple[int, int]:
+    """(byte offset, bytes) of a p2p-layout operation with `peer` in a
+    buffer that holds the self part: `shift` = (this rank, the self
+    part's bytes), inserted before the parts of higher ranks."""
+    o = off * scale + (shift[1] if peer > shift[0] else 0)
+    return o, n * scale
+
+
 def split_tail(n: int) -> int:
     """Bytes of a message of `n` bytes that travel as its tail (0: none).
     Both ends compute it from the size alone, so they agree."""
@@ -221,8 +229,7 @@ def run_dataflow(
     def views(msgs, buf, shift):
         out = []
         for peer, off, n, _ in msgs:
-            o, n = off * scale, n * scale
-            o += shift[1] if peer > shift[0] else 0
+            o, n = byte_range(off, n, peer, shift, scale)
             cut = n - split_tail(n)
             out.append((global_rank(group, peer), buf[o : o + cut], buf[o + cut : o + n]))
         return out
@@ -371,12 +378,8 @@ def run_ticks(
             continue
         ops = []
         for op, peer, off, n in tick:
-            o, n = off * scale, n * scale
-            if op == "send":
-                o += send_shift[1] if peer > send_shift[0] else 0
-                ops.append(dist.P2POp(dist.isend, send[o : o + n], global_rank(group, peer), group))
-            else:
-                o += recv_shift[1] if peer > recv_shift[0] else 0
-                ops.append(dist.P2POp(dist.irecv, recv[o : o + n], global_rank(group, peer), group))
+            buf, shift, post = (send, send_shift, dist.isend) if op == "send" else (recv, recv_shift, dist.irecv)
+            o, n = byte_range(off, n, peer, shift, scale)
+            ops.append(dist.P2POp(post, buf[o : o + n], global_rank(group, peer), group))
         for req in dist.batch_isend_irecv(ops):
             req.wait()
