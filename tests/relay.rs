@@ -281,3 +281,47 @@ fn the_program_moves_every_byte_once() {
         recvs
     );
 }
+
+#[test]
+fn with_slow_nvlink_the_lp_binds_and_its_dual_certificate_checks() {
+    // Slot 0 sends and slot 1 receives four times more: with rho = 1 the
+    // NVLink ports that relays share with intra-node traffic make the
+    // concurrent-flow LP exceed both simple bounds.
+    let mut lp_bound_above = 0;
+    for seed in 0..8u64 {
+        for (n, g) in [(4u32, 2u32), (6, 3), (8, 4)] {
+            let d: Vec<Demand> = random(n, seed)
+                .demands()
+                .iter()
+                .map(|d| Demand {
+                    bits: if d.src == 0 || d.dst == 1 {
+                        d.bits * 4
+                    } else {
+                        d.bits
+                    },
+                    ..*d
+                })
+                .collect();
+            let inst = Instance::new(Model::Read1Write1, n, 64, d, &Limits::default()).unwrap();
+            let tt = machine(g, 1);
+            let sol = plan_relay(&inst, tt).unwrap();
+            validate_relay(&inst, tt, &sol.schedule).unwrap();
+            assert_eq!(
+                check_certificate(&inst, tt, &sol.certificate),
+                Ok(sol.lower_bound)
+            );
+            assert!(sol.ticks >= sol.lower_bound);
+            if let Some(lp) = sol.lp_bound {
+                if lp > sol.node_bound.max(sol.nvlink_bound) {
+                    lp_bound_above += 1;
+                    assert_eq!(sol.binding(), BoundKind::Lp);
+                    assert_eq!(sol.lower_bound, lp);
+                }
+            }
+        }
+    }
+    assert!(
+        lp_bound_above >= 5,
+        "the LP bound rose above the others {lp_bound_above} times"
+    );
+}

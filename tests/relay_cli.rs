@@ -77,6 +77,36 @@ fn solve_writes_a_relay_plan_that_verify_recomputes() {
     let (rc, out, _) = tickopt(&["verify", "m.csv", "bad_s.json", "sum.json"], d);
     assert_eq!(rc, 2, "{out}");
     assert!(out.contains("schedule invalid"), "{out}");
+    // The machine recorded in the CSV's comment lines, no flags.
+    let text = std::fs::read_to_string(d.join("m.csv")).unwrap();
+    std::fs::write(
+        d.join("meta.csv"),
+        format!("# gpus_per_node=4\n# nvlink_speedup=4\n{text}"),
+    )
+    .unwrap();
+    let (rc, _, err) = tickopt(
+        &[
+            "solve",
+            "meta.csv",
+            "--model",
+            "READ1_WRITE1",
+            "--bw",
+            "64",
+            "--summary",
+            "meta.json",
+        ],
+        d,
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        err.contains("gpus_per_node 4 from meta.csv line 1"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("meta.json")).unwrap(),
+        std::fs::read_to_string(d.join("sum.json")).unwrap(),
+        "the same plan as with the flags"
+    );
     // STRICT1 is refused by name.
     let (rc, _, err) = tickopt(
         &[

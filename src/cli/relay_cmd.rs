@@ -19,6 +19,8 @@ pub struct RelayArgs {
     /// to another NIC and through a GPU of the destination node. Writes a
     /// relay schedule (--out, JSON) and a relay summary with the bound's
     /// certificate (--summary). READ1_WRITE1 only. Needs --nvlink-speedup.
+    /// A demands CSV may record both as `# gpus_per_node=G` and
+    /// `# nvlink_speedup=RHO` comment lines instead.
     #[arg(long, value_name = "G")]
     pub gpus_per_node: Option<u32>,
     /// Chunks an NVLink port carries each way per tick (a NIC carries one).
@@ -27,9 +29,17 @@ pub struct RelayArgs {
 }
 
 impl RelayArgs {
-    /// The machine, when one is asked for; both flags or neither.
-    pub fn machine(&self) -> anyhow::Result<Option<TwoTier>> {
-        match (self.gpus_per_node, self.nvlink_speedup) {
+    /// The machine, when one is asked for: the flags, else what a demands
+    /// CSV's leading comment lines record (`# gpus_per_node=G`,
+    /// `# nvlink_speedup=RHO`; doc/formats.md); both or neither.
+    pub fn machine(&self, input: &Path) -> anyhow::Result<Option<TwoTier>> {
+        let (mut g, mut rho) = (self.gpus_per_node, self.nvlink_speedup);
+        if g.is_none() || rho.is_none() {
+            let (rg, rr) = recorded_machine(input)?;
+            g = g.or(rg);
+            rho = rho.or(rr);
+        }
+        match (g, rho) {
             (None, None) => Ok(None),
             (Some(g), Some(rho)) => Ok(Some(TwoTier {
                 gpus_per_node: g,
@@ -38,6 +48,39 @@ impl RelayArgs {
             _ => anyhow::bail!("--gpus-per-node and --nvlink-speedup go together: give both"),
         }
     }
+}
+
+/// The machine a demands CSV's leading comment lines record (an instance
+/// JSON records none: its keys are read by the instance reader alone).
+fn recorded_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
+    use crate::instance::{recorded_value, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY};
+    use std::io::Read;
+    // The comment lines come first; 64 KiB of them is more than any file has.
+    let mut head = Vec::new();
+    let file =
+        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
+    file.take(1 << 16)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read {}", input.display()))?;
+    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        return Ok((None, None));
+    }
+    let read = |key: &str| -> anyhow::Result<Option<u32>> {
+        match recorded_value(&head, key).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))? {
+            None => Ok(None),
+            Some((v, line)) => {
+                let v = u32::try_from(v).map_err(|_| {
+                    anyhow::anyhow!(
+                        "{} line {line}: {key}={v} does not fit u32",
+                        input.display()
+                    )
+                })?;
+                eprintln!("tickopt: {key} {v} from {} line {line}", input.display());
+                Ok(Some(v))
+            }
+        }
+    };
+    Ok((read(GPUS_PER_NODE_KEY)?, read(NVLINK_SPEEDUP_KEY)?))
 }
 
 /// Plans `inst` on `tt` and writes the schedule and the summary (the

@@ -186,7 +186,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
         &a.instance.limits.to_limits(),
     )?;
     let parse_seconds = t_parse.elapsed().as_secs_f64();
-    if let Some(tt) = a.relay.machine()? {
+    if let Some(tt) = a.relay.machine(&a.instance.input)? {
         if matches!(format, Some(f) if f != Format::Json) {
             anyhow::bail!("a relay schedule is written as JSON only (doc/formats.md, \"Relay schedule\"): leave out --format or give json");
         }

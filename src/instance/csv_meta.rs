@@ -14,10 +14,22 @@ use super::InputError;
 /// The key of the bandwidth comment line (`# copy_bw_bits_per_tick=N`).
 pub const BW_COMMENT_KEY: &str = "copy_bw_bits_per_tick";
 
+/// The keys of the two-tier machine's comment lines (issue 52):
+/// `# gpus_per_node=G` and `# nvlink_speedup=RHO`.
+pub const GPUS_PER_NODE_KEY: &str = "gpus_per_node";
+pub const NVLINK_SPEEDUP_KEY: &str = "nvlink_speedup";
+
 /// The bandwidth a CSV's leading comment lines record, with its 1-based
 /// line number; `None` when there is no such line. A line naming the key
 /// with a value that is not an integer >= 1 is an error, not ignored.
 pub fn recorded_bw(bytes: &[u8]) -> Result<Option<(u64, u64)>, InputError> {
+    recorded_value(bytes, BW_COMMENT_KEY)
+}
+
+/// The value of `# key=N` in a CSV's leading comment lines, with its
+/// 1-based line number, as [`recorded_bw`] reads the bandwidth (an
+/// integer >= 1, else an error naming the line).
+pub fn recorded_value(bytes: &[u8], key: &str) -> Result<Option<(u64, u64)>, InputError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = (i + 1) as u64;
@@ -29,19 +41,20 @@ pub fn recorded_bw(bytes: &[u8]) -> Result<Option<(u64, u64)>, InputError> {
         let Some(comment) = text.strip_prefix('#') else {
             return Ok(None);
         };
-        let Some(rest) = comment.trim().strip_prefix(BW_COMMENT_KEY) else {
+        let Some(rest) = comment.trim().strip_prefix(key) else {
             continue;
         };
         let Some(value) = rest.trim_start().strip_prefix('=') else {
             continue;
         };
-        let bw = parse_uint(value.trim(), BW_COMMENT_KEY, line)?;
+        let bw = parse_uint(value.trim(), key, line)?;
         if bw == 0 {
-            return Err(InputError::field(
-                BW_COMMENT_KEY,
-                "is 0: a transfer must move at least 1 bit per tick",
-            )
-            .at_line(line));
+            let why = if key == BW_COMMENT_KEY {
+                "is 0: a transfer must move at least 1 bit per tick"
+            } else {
+                "is 0: it must be at least 1"
+            };
+            return Err(InputError::field(key, why).at_line(line));
         }
         return Ok(Some((bw, line)));
     }
@@ -56,6 +69,28 @@ pub fn bw_comment(bw: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_machine_of_a_relay_instance() {
+        let csv = b"# gpus_per_node=8\n# nvlink_speedup=4\nsrc_slot,dst_slot,bits_total\n0,1,5\n";
+        assert_eq!(
+            recorded_value(csv, GPUS_PER_NODE_KEY).unwrap(),
+            Some((8, 1))
+        );
+        assert_eq!(
+            recorded_value(csv, NVLINK_SPEEDUP_KEY).unwrap(),
+            Some((4, 2))
+        );
+        assert_eq!(recorded_bw(csv).unwrap(), None);
+        let zero = b"# nvlink_speedup=0\n0,1,5\n";
+        let err = recorded_value(zero, NVLINK_SPEEDUP_KEY)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 1") && err.contains("nvlink_speedup"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn reads_the_leading_comment_only() {

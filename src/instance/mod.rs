@@ -26,7 +26,9 @@ mod ports;
 
 pub use cost_model::{CostError, CostModel};
 pub use csv_input::{parse_demands_csv, DemandRow};
-pub use csv_meta::{bw_comment, recorded_bw, BW_COMMENT_KEY};
+pub use csv_meta::{
+    bw_comment, recorded_bw, recorded_value, BW_COMMENT_KEY, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY,
+};
 pub use error::InputError;
 pub use json_input::{
     instance_to_json, parse_instance_json, parse_instance_json_warned, Overrides,

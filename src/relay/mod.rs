@@ -16,8 +16,8 @@
 //! - `solution`: [`RelaySolution`] and its summary JSON;
 //! - `program`: the per-rank relay program a runner executes.
 //!
-//! It uses `instance`, `bounds`-free arithmetic of its own, and the
-//! solvers' König colouring (`solve::koenig`, from `plan/colour.rs` only).
+//! It uses `instance`, HiGHS (in `lp`) and the solvers' König colouring
+//! (`solve::koenig`, called from `plan/colour.rs` only).
 
 mod bounds;
 pub mod certificate;

@@ -81,7 +81,7 @@ impl RelaySolution {
                 "feasible"
             }
             .to_string(),
-            gap: self.ticks - self.lower_bound,
+            gap: self.ticks.saturating_sub(self.lower_bound),
             node_bound: self.node_bound,
             nvlink_bound: self.nvlink_bound,
             lp_bound: self.lp_bound,
