@@ -30,16 +30,25 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def ours():
-    """Namespaces of testbed runs (any run: these tests run one at a time)."""
-    return [n for n in net.list_namespaces() if net.PREFIX_RE.match(n)]
+def left_by(pid):
+    """Namespaces the testbed run of process `pid` made and left behind
+    (named tkb<pid>-...: other runs on the machine do not count)."""
+    return [n for n in net.list_namespaces() if n.startswith(f"tkb{pid}-")]
 
 
-def run_testbed(*args, env=None, **kw):
-    return subprocess.run(
+def run_testbed(*args, env=None, timeout=240):
+    """Runs the testbed; the result carries its `pid` (see left_by)."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "tickopt.testbed", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=kw.pop("timeout", 240), **kw,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
     )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    result.pid = proc.pid
+    return result
 
 
 def probes(d, n):
@@ -62,7 +71,7 @@ def test_two_tier_variables_routes_and_cleanup(tmp_path):
         for peer, dev in s["routes"].items():
             assert dev == ("nvl0" if int(peer) // 2 == r // 2 else "nic0"), (r, peer, dev)
     assert seen[0]["topo"]["nvlink_mbit"] == 400
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_a_failing_rank_fails_the_run_and_everything_goes(tmp_path):
@@ -71,7 +80,7 @@ def test_a_failing_rank_fails_the_run_and_everything_goes(tmp_path):
     assert p.returncode == 3, p.stderr
     assert "rank 1 (status 3), last lines of its output" in p.stderr
     assert "probe rank 1 ok" in p.stderr  # its log's tail
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_ctrl_c_removes_everything(tmp_path):
@@ -81,14 +90,14 @@ def test_ctrl_c_removes_everything(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 60
-    while len(ours()) < 3 and time.monotonic() < deadline:
+    while len(left_by(proc.pid)) < 3 and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted; everything it made is removed" in err
-    assert ours() == []
+    assert left_by(proc.pid) == []
     # A second run right after works.
     p = run_testbed("--nodes", "2", "--nic-mbit", "10", "--", PROBE, env={"PROBE_DIR": str(tmp_path)})
     assert p.returncode == 0, p.stderr
@@ -101,7 +110,7 @@ def test_refusals_say_why():
     assert p.returncode == 2 and "at least 2 ranks" in p.stderr
     p = run_testbed("--nodes", "2", "--nic-mbit", "100", "--nvlink-mbit", "400", "--", PROBE)
     assert p.returncode == 2 and "--nvlink-mbit needs --gpus-per-node > 1" in p.stderr
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_not_root_is_refused_by_name(monkeypatch):
@@ -122,7 +131,7 @@ def test_skewed_all_to_all_runs_byte_equal(tmp_path):
     for s in got["steps"]:
         # No schedule beats the port bound; each method's time is measured.
         assert all(t > 0.9 * s["port_bound_s"] for t in s["wall_s"].values()), s
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path):
@@ -146,7 +155,7 @@ def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path):
         assert got["error"].startswith(f"tickopt.torch: rank {r} "), got["error"]
         why = got["error"].lower()
         assert "198.18.0." in why or "timeout" in why or "timed out" in why, got["error"]
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_loss_and_a_slow_rank_keep_outputs_byte_equal(tmp_path):
@@ -156,7 +165,7 @@ def test_loss_and_a_slow_rank_keep_outputs_byte_equal(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     for r in range(4):
         assert json.load(open(tmp_path / f"rank{r}.json"))["steps"] == 3
-    assert ours() == []
+    assert left_by(p.pid) == []
 
 
 def test_calibrate_measures_the_links_rate(tmp_path):
@@ -172,4 +181,4 @@ def test_calibrate_measures_the_links_rate(tmp_path):
     assert fit.returncode == 0, fit.stderr
     gbps = json.loads(fit.stdout)["link_gbps"]
     assert 0.8 * 0.05 * 1448 / 1518 < gbps < 1.1 * 0.05, gbps  # 50 Mbit/s, TCP payload
-    assert ours() == []
+    assert left_by(p.pid) == []

@@ -129,9 +129,9 @@ def plan_units(
 Flow = Tuple[List[Tuple[int, int, int, int]], List[Tuple[int, int, int, int]]]
 
 
-#: Tags of the runner's control messages: a receiver's "clear to send"
-#: and its "received".
-CTS_TAG, ACK_TAG = 0x7E1, 0x7E2
+#: Tags of the runner's control messages: a receiver's "clear to send",
+#: its "received", and the split exchange (:func:`gather_small`).
+CTS_TAG, ACK_TAG, SPLITS_TAG = 0x7E1, 0x7E2, 0x7E3
 
 #: A message of more than twice this goes as a body and a tail of this
 #: many bytes; its handshakes overlap the tail (:func:`run_dataflow`).
@@ -168,6 +168,28 @@ def uses_handshakes(group: Any) -> bool:
     """Whether :func:`run_dataflow` runs on `group`'s backend: gloo (sends
     complete into socket buffers). Other backends run tick by tick."""
     return dist.get_backend(group) == "gloo"
+
+
+def gather_small(mine: "torch.Tensor", group: Any) -> List["torch.Tensor"]:
+    """Every rank's `mine` (a few integers), in rank order of `group`: on
+    gloo by one direct message to every peer on :func:`control_group`'s
+    connections (one round, where gloo's ``all_gather`` passes the data
+    around a ring), elsewhere by ``all_gather``."""
+    world, rank = group_size_rank(group)
+    out = [torch.empty_like(mine) for _ in range(world)]
+    if not uses_handshakes(group):
+        dist.all_gather(out, mine, group=group)
+        return out
+    cg = control_group(group)
+    out[rank].copy_(mine)
+    works = []
+    for p in range(world):
+        if p != rank:
+            works.append(dist.irecv(out[p], global_rank(group, p), group=cg, tag=SPLITS_TAG))
+            works.append(dist.isend(mine, global_rank(group, p), group=cg, tag=SPLITS_TAG))
+    for w in works:
+        w.wait()
+    return out
 
 
 def byte_range(off: int, n: int, peer: int, shift: Tuple[int, int], scale: int) -> Tuple[int, int]:

@@ -52,6 +52,7 @@ from ._copy_service import RemoteCopy, RemoteCopyService
 from ._p2p_run import (
     PLAN_STATS,
     as_bytes,
+    gather_small,
     group_size_rank,
     plan_units,
     row_bytes_of,
@@ -131,7 +132,7 @@ class Plan:
 
     def _agree_on_rows(self, output: "torch.Tensor", input: "torch.Tensor") -> int:
         """For a plan in rows: every rank's row counts, row sizes and dtype
-        agreement, exchanged with one ``all_gather`` of five integers, so
+        agreement, exchanged as five integers from every rank, so
         that every rank raises the same ValueError on any mismatch (none is
         left waiting in a tick). Returns the bytes per row."""
         mine = torch.tensor(
@@ -145,9 +146,7 @@ class Plan:
             dtype=torch.int64,
             device=input.device if input.device.type != "cpu" else None,
         )
-        gathered = [torch.empty_like(mine) for _ in range(self.world)]
-        dist.all_gather(gathered, mine, group=self.group)
-        table = [g.cpu().tolist() for g in gathered]
+        table = [g.cpu().tolist() for g in gather_small(mine, self.group)]
         problems = _row_problems(table, self.rows)
         if problems:
             raise ValueError("the plan in rows cannot run (on every rank): " + "; ".join(problems))
@@ -157,7 +156,7 @@ class Plan:
         """Runs the plan: `output` receives what ``all_to_all_single`` would put there.
 
         A plan in rows first checks, collectively, that every rank's tensors
-        have the planned rows and one row size (one small ``all_gather``);
+        have the planned rows and one row size (a few integers from every rank);
         a mismatch raises ValueError on every rank. A plan in bytes checks
         shapes locally before any communication: a rank whose check fails
         raises at once and the others wait for it until the process group's
@@ -299,8 +298,9 @@ def plan_all_to_all(
     chunks per tick each way) chunks may be relayed through GPUs of their
     nodes (:class:`tickopt.RelaySolution`, issue 52); the plan runs its
     relay program, forwarding chunks in transit from a staging buffer.
-    One ``all_gather`` exchanges every rank's splits and arguments; every
-    rank then solves the same instance locally. Splits that do not agree
+    One exchange (a message from every rank to every rank; ``all_gather``
+    off gloo) shares every rank's splits and arguments; every rank then
+    solves the same instance locally. Splits that do not agree
     between ranks (what r sends to p is not what p expects from r), or
     ranks that differ in row size, chunk or model, raise ValueError on
     every rank. `device` is where the exchange tensor lives (the NCCL
@@ -332,9 +332,8 @@ def plan_all_to_all(
     mine = torch.tensor(
         ins + (outs if outs is not None else [-1] * world) + tail, dtype=torch.int64, device=device
     )
-    gathered = [torch.empty_like(mine) for _ in range(world)]
     try:
-        dist.all_gather(gathered, mine, group=group)
+        gathered = gather_small(mine, group)
     except RuntimeError as e:
         raise RuntimeError(
             f"tickopt.torch: rank {rank} could not exchange the splits with the group "
