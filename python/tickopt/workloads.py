@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError("tickopt.workloads needs numpy: pip install numpy (or tickopt[torch])") from e
 
 __all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds", "node_bound_seconds"]
 
