@@ -270,8 +270,6 @@ def run_dataflow(
         err.__cause__ = e
         return err
 
-    window = WINDOW
-
     def send_all() -> None:
         peer = None
         try:
@@ -285,7 +283,7 @@ def run_dataflow(
                 works[0].wait()
                 tails.extend((peer, w) for w in works[1:])
                 unacked.append(peer)
-                if len(unacked) >= window:
+                if len(unacked) >= WINDOW:
                     peer = unacked.popleft()
                     dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
             while unacked:
@@ -301,7 +299,7 @@ def run_dataflow(
         peer = None
         try:
             note = torch.zeros(1, dtype=torch.uint8, device=device)
-            for nxt, _, _ in incoming[:window]:
+            for nxt, _, _ in incoming[:WINDOW]:
                 notes.append((nxt, dist.isend(note, nxt, group=notes_group, tag=CTS_TAG)))
             for k, (peer, body, tail) in enumerate(incoming):
                 # Posted in the order sent: receives of one peer match in order.
@@ -309,8 +307,8 @@ def run_dataflow(
                 rest = dist.irecv(tail, peer, group=group) if tail.numel() else None
                 first.wait()
                 notes.append((peer, dist.isend(note, peer, group=notes_group, tag=ACK_TAG)))
-                if k + window < len(incoming):
-                    nxt = incoming[k + window][0]
+                if k + WINDOW < len(incoming):
+                    nxt = incoming[k + WINDOW][0]
                     notes.append((nxt, dist.isend(note, nxt, group=notes_group, tag=CTS_TAG)))
                 if rest is not None:
                     rest.wait()

@@ -169,20 +169,10 @@ fn walk(
 mod tests {
     use super::super::p2p::lower_all;
     use super::*;
-    use crate::instance::{Demand, Limits, Model};
     use crate::rounds::Round;
 
     fn instance(bw: u64, demands: &[(u32, u32, u64)]) -> Instance {
-        Instance::new(
-            Model::Read1Write1,
-            4,
-            bw,
-            demands
-                .iter()
-                .map(|&(src, dst, bits)| Demand { src, dst, bits }),
-            &Limits::default(),
-        )
-        .unwrap()
+        super::super::p2p::tests::instance_on(4, bw, demands)
     }
 
     /// Per rank, the per-tick lowering's sends (receives) flattened in tick

@@ -345,14 +345,23 @@ fn lower_into(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::instance::{Demand, Limits, Model};
 
     fn instance(bw: u64, demands: &[(u32, u32, u64)]) -> Instance {
+        instance_on(3, bw, demands)
+    }
+
+    /// A READ1_WRITE1 instance of `slots` slots (the lowering tests' one).
+    pub(in crate::lower) fn instance_on(
+        slots: u32,
+        bw: u64,
+        demands: &[(u32, u32, u64)],
+    ) -> Instance {
         Instance::new(
             Model::Read1Write1,
-            3,
+            slots,
             bw,
             demands
                 .iter()

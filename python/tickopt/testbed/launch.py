@@ -41,7 +41,6 @@ class Ranks:
         self.extra_env = dict(extra_env or {})
         self.logdir = tempfile.mkdtemp(prefix="tickopt-testbed-")
         self.procs: List[subprocess.Popen] = []
-        self.killed_at: Optional[float] = None
         self._logs: List[IO] = []
 
     def env(self, rank: int) -> dict:
@@ -100,7 +99,6 @@ class Ranks:
             now = time.monotonic()
             if kill is not None and now - start >= kill[1]:
                 _killpg(self.procs[kill[0]])
-                self.killed_at = now
                 print(f"testbed: killed rank {kill[0]} after {kill[1]:g} s, as asked", file=sys.stderr)
                 kill = None
             bad = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)]
