@@ -68,9 +68,9 @@ def parse(argv):
     p.add_argument("--timeout-s", type=float, default=120, help="the process group's timeout")
     p.add_argument("--alpha-us", type=float, default=500.0,
                    help="cost of one message (its handshake) in the prediction, microseconds (default 500)")
-    p.add_argument("--payload-share", type=float, default=1448 / 1518,
-                   help="share of a link's rate that carries payload (default 1448/1518: TCP over "
-                        "Ethernet frames of MTU 1500); the prediction's rate")
+    p.add_argument("--payload-share", type=float, default=None,
+                   help="share of a link's rate that carries payload, the prediction's rate (default: "
+                        "TCP over Ethernet frames of the testbed's MTU, (MTU - 52) / (MTU + 18))")
     a = p.parse_args(argv)
     a.methods = [m for m in a.methods.split(",") if m]
     bad = [m for m in a.methods if m not in METHODS]
@@ -125,6 +125,9 @@ def main(argv=None) -> int:
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.timeout_s))
     rank, world = dist.get_rank(), dist.get_world_size()
     topo = json.loads(os.environ.get("TICKOPT_TESTBED", "{}"))
+    if a.payload_share is None:
+        mtu = int(topo.get("mtu", 1500))
+        a.payload_share = (mtu - 52) / (mtu + 18)
     # Each rank's NIC rate in bytes per second (a slow rank's divided).
     rates = np.full(world, topo.get("nic_mbit", 0) * 1e6 / 8)
     if topo.get("slow_rank") is not None:

@@ -29,7 +29,7 @@ import torch
 import torch.distributed as dist
 
 from . import Solution, _as_int
-from ._p2p_run import as_bytes, group_size_rank, plan_units, run_dataflow, run_ticks, uses_handshakes
+from ._p2p_run import as_bytes, group_size_rank, plan_units, run_dataflow, run_ticks, runs_dataflow
 
 #: How many problems a refused ``schedule()`` spells out.
 _SHOWN = 12
@@ -248,7 +248,7 @@ class RemoteCopyService:
         destination, receives by source (the lowering's order), task ids
         ascending within a pair, so both ends agree."""
         r = self.rank
-        self._dataflow = uses_handshakes(self.group)
+        self._dataflow = runs_dataflow(self.group)
         self._program = solution.dataflow(r) if self._dataflow else solution.p2p(r)
         self._pack, self._unpack = [], []
         ends = [0, 0]

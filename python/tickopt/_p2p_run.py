@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -129,19 +128,13 @@ def plan_units(
 Flow = Tuple[List[Tuple[int, int, int, int]], List[Tuple[int, int, int, int]]]
 
 
-#: Tags of the runner's control messages: a receiver's "clear to send",
-#: its "received", and the split exchange (:func:`gather_small`).
-CTS_TAG, ACK_TAG, SPLITS_TAG = 0x7E1, 0x7E2, 0x7E3
+#: Tag of the split exchange (:func:`gather_small`) on the control group.
+SPLITS_TAG = 0x7E3
 
-#: A message of more than twice this goes as a body and a tail of this
-#: many bytes; its handshakes overlap the tail (:func:`run_dataflow`).
-TAIL_BYTES = 64 * 1024
-
-#: Messages each port of the dataflow runner has under way: a receiver
-#: clears this many ahead, a sender has this many not yet received. 1 keeps
-#: the plan's order exactly; 2 (measured on the testbed: no faster) lets
-#: the next message start while the current one ends.
-WINDOW = 1
+#: Tags of plan messages: the k-th message from one rank to another travels
+#: with tag ``MESSAGE_TAG + k`` (both ends count it in plan order), so that
+#: a message posted late (a relay's forward) still meets its own receive.
+MESSAGE_TAG = 0x10000
 
 #: Per data group, the gloo group its control messages travel on.
 _CONTROL: Dict[Any, Any] = {}
@@ -151,11 +144,11 @@ atexit.register(_CONTROL.clear)
 
 
 def control_group(group: Any) -> Any:
-    """A second gloo group over `group`'s ranks for the runner's control
-    messages (made once, collectively, by `group`'s ranks alone). gloo
-    keeps one TCP connection per pair and group, and a note queued behind
-    megabytes of data on it would arrive only after them: on connections
-    of their own, the notes overtake the data."""
+    """A second gloo group over `group`'s ranks for the split exchange
+    (made once, collectively, by `group`'s ranks alone). gloo keeps one TCP
+    connection per pair and group, and a few integers queued behind
+    megabytes of a step still in flight would arrive only after them: on
+    connections of their own, they overtake the data."""
     key = group if group is not None else dist.group.WORLD
     cg = _CONTROL.get(key)
     if cg is None:
@@ -164,9 +157,11 @@ def control_group(group: Any) -> Any:
     return cg
 
 
-def uses_handshakes(group: Any) -> bool:
-    """Whether :func:`run_dataflow` runs on `group`'s backend: gloo (sends
-    complete into socket buffers). Other backends run tick by tick."""
+def runs_dataflow(group: Any) -> bool:
+    """Whether :func:`run_dataflow` runs on `group`'s backend: gloo, whose
+    point-to-point operations may be posted in any number and order and
+    match by tag. Other backends (NCCL pairs operations by the order of
+    ``batch_isend_irecv`` calls) run tick by tick."""
     return dist.get_backend(group) == "gloo"
 
 
@@ -177,7 +172,7 @@ def gather_small(mine: "torch.Tensor", group: Any) -> List["torch.Tensor"]:
     around a ring), elsewhere by ``all_gather``."""
     world, rank = group_size_rank(group)
     out = [torch.empty_like(mine) for _ in range(world)]
-    if not uses_handshakes(group):
+    if not runs_dataflow(group):
         dist.all_gather(out, mine, group=group)
         return out
     cg = control_group(group)
@@ -200,10 +195,15 @@ def byte_range(off: int, n: int, peer: int, shift: Tuple[int, int], scale: int) 
     return o, n * scale
 
 
-def split_tail(n: int) -> int:
-    """Bytes of a message of `n` bytes that travel as its tail (0: none).
-    Both ends compute it from the size alone, so they agree."""
-    return TAIL_BYTES if n > 2 * TAIL_BYTES else 0
+#: One rank's relay program (:meth:`tickopt.RelaySolution.relay_program`):
+#: ``(op, peer, buffer, offset, count)``, buffer ``input``/``output``/``stage``.
+RelayProgram = List[Tuple[str, int, str, int, int]]
+
+
+#: One operation as :func:`execute` takes it: ``(op, peer, bytes, stage)``,
+#: op ``"send"``/``"recv"``, `bytes` a view of the buffer, `stage` the
+#: staging offset of a chunk in transit (None for input and output).
+Operation = Tuple[str, int, "torch.Tensor", Optional[int]]
 
 
 def run_dataflow(
@@ -216,122 +216,18 @@ def run_dataflow(
     scale: int = 1,
     local: Optional[Callable[[], None]] = None,
 ) -> None:
-    """Executes one rank's flow on flat byte buffers as dataflow
-    (DESIGN.md §14): each transfer waits only for its own sender's and
-    receiver's earlier transfers in the plan's order, never for a tick
-    boundary (the lists follow the plan's ticks, so the order is acyclic
-    and cannot deadlock). `local` (the self part's copy) runs while the
-    network works.
-
-    Runtimes complete a send as soon as its bytes sit in socket buffers
-    (gloo's TCP buffers hold megabytes), so a sender that moved on at
-    once would share its link among several messages, and a receiver
-    would take bytes from senders it is not yet receiving from: the plan's
-    order would be lost and the busiest port slowed. So each message comes
-    with a small handshake: the receiver sends "clear to send" when it is
-    ready for it, the sender sends once the receiver cleared it and its
-    own earlier message was received (the receiver's "received" note).
-    Each link then carries one message at a time, in the plan's order
-    (:data:`WINDOW` messages at a time in general). So
-    that the handshakes cost no idle time, a message of more than
-    2 x :data:`TAIL_BYTES` goes as a body and a tail: the receiver notes
-    "received" and clears its next message as soon as the body is in, and
-    the next message starts while the tail is still on the wire. The notes
-    travel on :func:`control_group`'s connections, so none waits behind
-    data. The lists are short (chunks of a pair merge, see
-    ``tickopt::lower::dataflow``): a few notes per message.
-
-    Offsets and counts are in plan units, `scale` bytes each, in the p2p
-    layout (no self part); `*_shift` = (rank, bytes of the self part)
-    re-inserts it for buffers that hold one. Every wait is bounded by the
-    process group's timeout; an error on either side is raised here after
-    both sides stopped."""
+    """Executes one rank's flow of a direct plan (:meth:`Solution.dataflow`:
+    its sends and receives in the plan's order) as dataflow
+    (:func:`execute`). Offsets and counts are in plan units, `scale` bytes
+    each, in the p2p layout (no self part); `*_shift` = (rank, bytes of the
+    self part) re-inserts it for buffers that hold one."""
     sends, recvs = flow
-
-    def views(msgs, buf, shift):
-        out = []
+    ops: List[Operation] = []
+    for op, msgs, buf, shift in (("recv", recvs, recv, recv_shift), ("send", sends, send, send_shift)):
         for peer, off, n, _ in msgs:
             o, n = byte_range(off, n, peer, shift, scale)
-            cut = n - split_tail(n)
-            out.append((global_rank(group, peer), buf[o : o + cut], buf[o + cut : o + n]))
-        return out
-
-    outgoing = views(sends, send, send_shift)
-    incoming = views(recvs, recv, recv_shift)
-    errors: List[BaseException] = []
-    device = send.device if send.numel() else recv.device
-    notes_group = control_group(group)
-    me = dist.get_rank()
-
-    def failed(e: BaseException, doing: str, peer: Optional[int]) -> BaseException:
-        if not isinstance(e, Exception) or peer is None:
-            return e
-        err = RuntimeError(f"tickopt.torch: rank {me} stopped while {doing} rank {peer}: {e}")
-        err.__cause__ = e
-        return err
-
-    def send_all() -> None:
-        peer = None
-        try:
-            note = torch.empty(1, dtype=torch.uint8, device=device)
-            tails, unacked = [], collections.deque()
-            for peer, body, tail in outgoing:
-                dist.irecv(note, peer, group=notes_group, tag=CTS_TAG).wait()
-                works = [dist.isend(body, peer, group=group)]
-                if tail.numel():
-                    works.append(dist.isend(tail, peer, group=group))
-                works[0].wait()
-                tails.extend((peer, w) for w in works[1:])
-                unacked.append(peer)
-                if len(unacked) >= WINDOW:
-                    peer = unacked.popleft()
-                    dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
-            while unacked:
-                peer = unacked.popleft()
-                dist.irecv(note, peer, group=notes_group, tag=ACK_TAG).wait()
-            for peer, w in tails:
-                w.wait()
-        except BaseException as e:  # raised in the caller once both sides stopped
-            errors.append(failed(e, "sending to", peer))
-
-    def receive_all() -> None:
-        notes = []
-        peer = None
-        try:
-            note = torch.zeros(1, dtype=torch.uint8, device=device)
-            for nxt, _, _ in incoming[:WINDOW]:
-                notes.append((nxt, dist.isend(note, nxt, group=notes_group, tag=CTS_TAG)))
-            for k, (peer, body, tail) in enumerate(incoming):
-                # Posted in the order sent: receives of one peer match in order.
-                first = dist.irecv(body, peer, group=group)
-                rest = dist.irecv(tail, peer, group=group) if tail.numel() else None
-                first.wait()
-                notes.append((peer, dist.isend(note, peer, group=notes_group, tag=ACK_TAG)))
-                if k + WINDOW < len(incoming):
-                    nxt = incoming[k + WINDOW][0]
-                    notes.append((nxt, dist.isend(note, nxt, group=notes_group, tag=CTS_TAG)))
-                if rest is not None:
-                    rest.wait()
-            for peer, w in notes:
-                w.wait()
-        except BaseException as e:
-            errors.append(failed(e, "receiving from", peer))
-
-    sender = threading.Thread(target=send_all, name="tickopt-send", daemon=True)
-    sender.start()
-    try:
-        if local is not None:
-            local()
-        receive_all()
-    finally:
-        sender.join()
-    if errors:
-        raise errors[0]
-
-
-#: One rank's relay program (:meth:`tickopt.RelaySolution.relay_program`):
-#: ``(op, peer, buffer, offset, count)``, buffer ``input``/``output``/``stage``.
-RelayProgram = List[Tuple[str, int, str, int, int]]
+            ops.append((op, peer, buf[o : o + n], None))
+    execute(ops, group, local)
 
 
 def run_relay(
@@ -345,37 +241,80 @@ def run_relay(
     scale: int = 1,
     local: Optional[Callable[[], None]] = None,
 ) -> None:
-    """Executes one rank's relay program (issue 52): its operations in
-    order, a send posted without waiting (gloo buffers it), a receive waited
-    for before the next operation, so a chunk in transit is forwarded from
-    the staging buffer only after it arrived there. Every rank following its
-    list this way cannot deadlock (the planner's order: each receive's send
-    comes earlier in its sender's list). Offsets count plan units, `scale`
-    bytes each, in the p2p layout of the input and output (no self part);
-    `*_shift` = (the self part's offset, its bytes) re-inserts it. Waits
-    are bounded by the process group's timeout; an error names this rank
-    and the peer it was at."""
-    me = dist.get_rank()
+    """Executes one rank's relay program (issue 52) as dataflow
+    (:func:`execute`): chunks in transit wait in `stage`. Offsets count
+    plan units, `scale` bytes each, in the p2p layout of the input and
+    output (no self part); `*_shift` = (the self part's offset, its bytes)
+    re-inserts it."""
     buffers = {"input": (send, send_shift), "output": (recv, recv_shift), "stage": (stage, (0, 0))}
-    sends = []
-    peer = None
+    ops: List[Operation] = []
+    for op, peer, buf, off, n in program:
+        t, (self_at, self_bytes) = buffers[buf]
+        o, n = off * scale, n * scale
+        if buf != "stage" and o >= self_at:
+            o += self_bytes
+        ops.append((op, peer, t[o : o + n], o if buf == "stage" else None))
+    execute(ops, group, local)
+
+
+def execute(ops: Sequence[Operation], group: Any, local: Optional[Callable[[], None]] = None) -> None:
+    """Runs one rank's operations as dataflow (DESIGN.md §14): every
+    receive is posted at once (into the output, or into the staging buffer
+    for a chunk in transit), so is every send of the rank's own input, and
+    each forward (a send from the staging buffer) is posted as soon as the
+    receive that brings its chunk has completed. No transfer waits for a
+    tick, a barrier or a handshake: the plan decides the routes and how
+    much each port carries, the links the pace (TCP shares a link among the
+    messages on it; measured on the testbed, holding messages back to keep
+    the plan's order at each port cost more in idle links than it saved,
+    doc/performance.md "Executed"). A rank's NIC and NVLink work side by
+    side, and a chunk moves on as soon as it arrived.
+
+    Messages match by their number between the two ranks
+    (:data:`MESSAGE_TAG`), both ends counting in program order (the k-th
+    send from r to p is the k-th receive at p from r). A receive waits
+    only for its send, and a forward only for a receive whose send comes
+    earlier in the plan: it cannot deadlock. `local` (the self part's
+    copy) runs while the network works. Waits are bounded by the process
+    group's timeout; an error names this rank and the peer it waited for."""
+    me = dist.get_rank()
+    sent: Dict[int, int] = collections.Counter()
+    received: Dict[int, int] = collections.Counter()
+    waits, forwards = [], []
+    arrivals: Dict[int, Tuple[int, Any]] = {}  # stage offset -> (sender, the receive that fills it)
+    doing, peer = "posting to", None
     try:
+        for op, peer, view, stage in ops:
+            to = global_rank(group, peer)
+            if op == "recv":
+                work = dist.irecv(view, to, group=group, tag=MESSAGE_TAG + received[peer])
+                received[peer] += 1
+                if stage is None:
+                    waits.append(("receiving from", peer, work))
+                else:
+                    arrivals[stage] = (peer, work)
+                continue
+            tag = MESSAGE_TAG + sent[peer]
+            sent[peer] += 1
+            if stage is None:
+                waits.append(("sending to", peer, dist.isend(view, to, group=group, tag=tag)))
+            else:
+                forwards.append((peer, to, view, tag, stage))
         if local is not None:
             local()
-        for op, peer, buf, off, n in program:
-            t, (self_at, self_bytes) = buffers[buf]
-            o, n = off * scale, n * scale
-            if buf != "stage" and o >= self_at:
-                o += self_bytes
-            view = t[o : o + n]
-            if op == "send":
-                sends.append((peer, dist.isend(view, global_rank(group, peer), group=group)))
-            else:
-                dist.irecv(view, global_rank(group, peer), group=group).wait()
-        for peer, w in sends:
-            w.wait()
+        for dest, to, view, tag, stage in forwards:
+            if stage not in arrivals:
+                raise RuntimeError(f"the relay program forwards stage bytes at {stage} that no receive fills")
+            # gloo completes a receive once: each is waited for once, here.
+            peer, arrival = arrivals.pop(stage)
+            doing = "receiving (to forward) from"
+            arrival.wait()
+            peer = dest
+            waits.append(("sending to", dest, dist.isend(view, to, group=group, tag=tag)))
+        for doing, peer, work in waits:
+            work.wait()
     except Exception as e:
-        raise RuntimeError(f"tickopt.torch: rank {me} stopped at a relay step with rank {peer}: {e}") from e
+        raise RuntimeError(f"tickopt.torch: rank {me} stopped while {doing} rank {peer}: {e}") from e
 
 
 def run_ticks(

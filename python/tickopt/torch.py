@@ -59,7 +59,7 @@ from ._p2p_run import (
     run_dataflow,
     run_relay,
     run_ticks,
-    uses_handshakes,
+    runs_dataflow,
 )
 
 RUNNERS = ("dataflow", "ticks")
@@ -94,13 +94,13 @@ class Plan:
         if runner not in RUNNERS:
             raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
         self.solution = solution
-        # The dataflow runner's handshakes are for gloo (sends complete
-        # into socket buffers); other backends run tick by tick. A relay
-        # plan runs its relay program.
+        # The dataflow runner posts everything at once, which gloo matches
+        # by tag; other backends run tick by tick. A relay plan runs its
+        # relay program (as dataflow too).
         if isinstance(solution, RelaySolution):
             self.runner = "relay"
         else:
-            self.runner = runner if uses_handshakes(group) else "ticks"
+            self.runner = runner if runs_dataflow(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
         self.row_bytes = row_bytes

@@ -55,6 +55,10 @@ class Topology:
     slow_rank: Optional[int] = None
     slow_factor: float = 1.0
     loss_pct: float = 0.0
+    #: Frame payload of every link, in bytes: 9,000 (jumbo frames, as
+    #: cluster networks run) costs the host's cores a sixth of 1,500's per
+    #: byte, so that the links, not the cores, set the time.
+    mtu: int = 9000
 
     @property
     def ranks(self) -> int:
@@ -91,6 +95,8 @@ class Topology:
             raise TestbedError(f"--slow-rank {self.slow_rank} is not a rank (0..{self.ranks - 1})")
         if not self.slow_factor >= 1:
             raise TestbedError(f"--slow-factor must be >= 1, got {self.slow_factor}")
+        if not 576 <= self.mtu <= 65000:
+            raise TestbedError(f"--mtu must be 576..65000 bytes, got {self.mtu}")
         if not 0 <= self.loss_pct < 100:
             raise TestbedError(f"--loss must be a percentage in [0, 100), got {self.loss_pct}")
 
@@ -145,12 +151,14 @@ def drop_share(ns: str, pct: float) -> None:
         raise TestbedError(f"nft in {ns} failed: {p.stderr.strip()}")
 
 
-def shape(ns: str, dev: str, mbit: float, queue_ms: float) -> None:
-    """A token bucket on `dev`'s egress: `mbit` Mbit/s, a queue of `queue_ms`."""
+def shape(ns: str, dev: str, mbit: float, queue_ms: float, mtu: int) -> None:
+    """A token bucket on `dev`'s egress: `mbit` Mbit/s, a queue of `queue_ms`,
+    frames of `mtu` bytes."""
     rate_bytes = mbit * 1e6 / 8
-    # The bucket holds at least a few full-size frames (GSO bursts are cut
-    # to fit) and about a millisecond at the rate.
-    burst = max(int(rate_bytes / 1000), 16 * 1514)
+    # The bucket holds a few full-size frames (larger GSO packets are cut
+    # into frames, so the link never runs faster than its rate for more
+    # than a burst) and about a millisecond at the rate.
+    burst = max(int(rate_bytes / 1000), 4 * (mtu + 14))
     sh(
         ["tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{mbit}mbit",
          "burst", str(burst), "latency", f"{queue_ms}ms"],
@@ -200,7 +208,7 @@ class Network:
         for r in range(t.ranks):
             cmds = [
                 "link set lo up",
-                f"link add nic0 type veth peer name p{r} netns {self.spine_ns}",
+                f"link add nic0 mtu {t.mtu} type veth peer name p{r} mtu {t.mtu} netns {self.spine_ns}",
                 f"addr add {t.nic_ip(r)}/{NIC_NET.prefixlen} dev nic0",
                 "link set nic0 up",
             ]
@@ -208,7 +216,7 @@ class Network:
             if nvlink:
                 node, local = divmod(r, g)
                 cmds += [
-                    f"link add nvl0 type veth peer name p{local} netns {nodes[node]}",
+                    f"link add nvl0 mtu {t.mtu} type veth peer name p{local} mtu {t.mtu} netns {nodes[node]}",
                     f"addr add {t.nvlink_ip(r)}/24 dev nvl0",
                     "link set nvl0 up",
                 ]
@@ -221,14 +229,14 @@ class Network:
             batch(sw, [c for port in names for c in (f"link set {port} master br0", f"link set {port} up")])
         for r in range(t.ranks):
             ns = ranks[r]
-            shape(ns, "nic0", t.nic_rate(r), t.queue_ms)
-            shape(self.spine_ns, f"p{r}", t.nic_rate(r), t.queue_ms)
+            shape(ns, "nic0", t.nic_rate(r), t.queue_ms, t.mtu)
+            shape(self.spine_ns, f"p{r}", t.nic_rate(r), t.queue_ms, t.mtu)
             if t.loss_pct > 0:
                 drop_share(ns, t.loss_pct)
             if nvlink and t.nvlink_mbit is not None:
                 node, local = divmod(r, g)
-                shape(ns, "nvl0", t.nvlink_mbit, t.queue_ms)
-                shape(nodes[node], f"p{local}", t.nvlink_mbit, t.queue_ms)
+                shape(ns, "nvl0", t.nvlink_mbit, t.queue_ms, t.mtu)
+                shape(nodes[node], f"p{local}", t.nvlink_mbit, t.queue_ms, t.mtu)
 
     def remove(self) -> List[str]:
         """Deletes every namespace this run made; returns those that would not go."""
