@@ -44,7 +44,7 @@ import tickopt.torch as tt
 from tickopt import workloads
 from tickopt._p2p_run import auto_chunk
 
-METHODS = ("torch", "tickopt", "ticks", "pairwise", "relay")
+METHODS = ("torch", "tickopt", "dataflow", "ticks", "pairwise", "relay")
 
 
 def parse(argv):
@@ -58,9 +58,11 @@ def parse(argv):
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=1, help="steps run first and not counted")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--methods", default="torch,tickopt,ticks,pairwise",
-                   help=f"comma-separated, of {', '.join(METHODS)} (relay: tickopt with relays through "
-                        "the GPUs of each node; needs --gpus-per-node > 1 on the testbed)")
+    p.add_argument("--methods", default="torch,tickopt,dataflow,ticks",
+                   help=f"comma-separated, of {', '.join(METHODS)} (tickopt: tickopt.torch's defaults; "
+                        "dataflow, ticks: its runner= forced; pairwise: a fixed pairwise order run as "
+                        "dataflow; relay: tickopt with relays through the GPUs of each node, needs "
+                        "--gpus-per-node > 1 on the testbed)")
     p.add_argument("--nvlink-speedup", type=int, default=None,
                    help="chunks an NVLink port carries per NIC chunk, for relay (default: the testbed's "
                         "NVLink rate over its NIC rate, at least 1)")
@@ -114,8 +116,8 @@ def run_method(method, out, inp, rows, rank, world, row_bytes, relays=None):
         tt.all_to_all_single(out, inp, outs, ins)
     elif method == "relay":
         tt.all_to_all_single(out, inp, outs, ins, gpus_per_node=relays[0], nvlink_speedup=relays[1])
-    elif method == "ticks":
-        tt.all_to_all_single(out, inp, outs, ins, runner="ticks")
+    elif method in ("dataflow", "ticks"):
+        tt.all_to_all_single(out, inp, outs, ins, runner=method)
     else:
         pairwise_plan(rows, row_bytes).run(out, inp)
 

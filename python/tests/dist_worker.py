@@ -395,18 +395,22 @@ def scenario_subgroups(rank, world):
 
 
 def scenario_runners_agree(rank, world):
-    """The dataflow runner and the tick-by-tick one deliver the same bytes;
-    an unknown runner is refused on every rank."""
-    rows = skewed_rows(world, 51)
-    inp = make_input(rows, rank, (2,), torch.int32, 600)
-    want, out_rows = reference(inp, rows, rank, world)
-    for runner in ("dataflow", "ticks"):
-        got = torch.zeros_like(want)
-        tt.all_to_all_single(got, inp, out_rows, rows[rank], runner=runner)
-        assert same_bytes(got, want), f"runner {runner} differs from torch's"
+    """The dataflow runner and the tick-by-tick one deliver the same bytes,
+    on skewed and on even splits; "auto" picks ticks for the even ones and
+    dataflow for the skewed; an unknown runner is refused on every rank."""
+    even = [[0 if s == d else 40 for d in range(world)] for s in range(world)]
+    for rows, auto in ((skewed_rows(world, 51), "dataflow"), (even, "ticks")):
+        inp = make_input(rows, rank, (2,), torch.int32, 600)
+        want, out_rows = reference(inp, rows, rank, world)
+        for runner in ("dataflow", "ticks", "auto"):
+            got = torch.zeros_like(want)
+            tt.all_to_all_single(got, inp, out_rows, rows[rank], runner=runner)
+            assert same_bytes(got, want), f"runner {runner} differs from torch's"
+        plan = tt.plan_all_to_all(rows[rank], out_rows, row_bytes=8)
+        assert plan.runner == auto, f"auto ran {plan.runner} on {'even' if rows is even else 'skewed'} splits"
     msg = same_error_everywhere(
         lambda: tt.all_to_all_single(torch.zeros_like(want), inp, out_rows, rows[rank], runner="lockstep"), world)
-    assert "runner must be one of dataflow, ticks, got 'lockstep'" in msg, msg
+    assert "runner must be one of auto, dataflow, ticks, got 'lockstep'" in msg, msg
 
 
 def scenario_relays(rank, world):

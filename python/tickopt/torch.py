@@ -8,15 +8,19 @@ one :class:`tickopt.Planner` per group, so a step whose traffic changed a
 little is planned by editing the last plan. The plan runs as dataflow
 (DESIGN.md §14): this rank's sends and receives (lowered by
 ``tickopt::lower::dataflow`` through :meth:`tickopt.Solution.dataflow`) are
-posted in the plan's order, each transfer waiting only for its own two
-ends, never for a tick boundary; consecutive chunks of one pair go as one
-message, and the local part is copied while the network works. The model
-defaults to READ1_WRITE1 (a port sends one transfer and receives one at a
-time: full-duplex links) and the chunk to :func:`tickopt._p2p_run.auto_chunk`
-(the busiest port's load over about 64 ticks). ``runner="ticks"`` runs the
-plan tick by tick instead (one ``batch_isend_irecv`` per tick), the way it
-ran before, for comparison, and the way it runs on backends other than gloo. Only torch's own calls are used (gloo on CPU,
-NCCL on GPU), no device code.
+all posted at once, no transfer waiting for a tick boundary or another
+transfer; consecutive chunks of one pair go as one message, and the local
+part is copied while the network works. ``runner="ticks"`` runs the plan
+tick by tick instead (one ``batch_isend_irecv`` per tick): on balanced
+traffic, where every port carries about as much as the busiest, that keeps
+each receiver to one sender at a time and beats everything-at-once, which
+meets incast at every port together (:func:`choose_runner`, the default
+``runner="auto"``, picks by the matrix); it is also how plans run on
+backends other than gloo. The model defaults to READ1_WRITE1 (a port sends
+one transfer and receives one at a time: full-duplex links) and the chunk
+to :func:`tickopt._p2p_run.auto_chunk` (the busiest port's load over about
+64 ticks). Only torch's own calls are used (gloo on CPU, NCCL on GPU), no
+device code.
 
 Buffers are viewed as bytes, so any dtype and trailing shape works and the
 result is the bytes torch's ``all_to_all_single`` would deliver. An
@@ -62,7 +66,29 @@ from ._p2p_run import (
     runs_dataflow,
 )
 
-RUNNERS = ("dataflow", "ticks")
+RUNNERS = ("auto", "dataflow", "ticks")
+
+#: ``runner="auto"`` runs tick by tick where no port carries more than this
+#: times the ports' mean load (both directions), as dataflow otherwise.
+#: Measured on the testbed (8 ranks x 100 Mbit/s, doc/performance.md
+#: "Executed"): on uniform traffic (ratio 1.0) the tick-by-tick runner took
+#: 0.64x torch's time and dataflow 0.90x; at ratio ~1.2 (log-normal sigma
+#: 0.3) the two were even with torch; from ~1.3 (sigma 0.5) on, dataflow
+#: was at torch's speed and tick by tick 1.09-1.20x slower.
+BALANCED = 1.1
+
+
+def choose_runner(rows: Sequence[Sequence[int]]) -> str:
+    """The runner ``runner="auto"`` uses for a matrix of rows (the
+    diagonal, copied locally, not counted): ``"ticks"`` for balanced
+    traffic (:data:`BALANCED`), ``"dataflow"`` otherwise."""
+    n = len(rows)
+    out = [sum(rows[s][d] for d in range(n) if d != s) for s in range(n)]
+    into = [sum(rows[s][d] for s in range(n) if s != d) for d in range(n)]
+    total = sum(out)
+    if total == 0:
+        return "dataflow"
+    return "ticks" if max(out + into) * n <= BALANCED * total else "dataflow"
 
 __all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "plan_stats", "RemoteCopyService", "RemoteCopy"]
 
@@ -89,7 +115,7 @@ class Plan:
         rows: List[List[int]],
         row_bytes: Optional[int],
         group: Any,
-        runner: str = "dataflow",
+        runner: str = "auto",
     ) -> None:
         if runner not in RUNNERS:
             raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
@@ -100,6 +126,8 @@ class Plan:
         if isinstance(solution, RelaySolution):
             self.runner = "relay"
         else:
+            if runner == "auto":
+                runner = choose_runner(rows)
             self.runner = runner if runs_dataflow(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
@@ -274,7 +302,7 @@ def plan_all_to_all(
     row_bytes: Optional[int] = None,
     chunk_rows: Optional[int] = None,
     device: Any = None,
-    runner: str = "dataflow",
+    runner: str = "auto",
     gpus_per_node: Optional[int] = None,
     nvlink_speedup: Optional[int] = None,
     _error: Optional[str] = None,
@@ -289,8 +317,9 @@ def plan_all_to_all(
     size. The chunk defaults to the busiest port's load over about 64
     ticks, rounded up to a power of two (:func:`tickopt._p2p_run.auto_chunk`).
     The model defaults to READ1_WRITE1 (full-duplex ports). `runner` is
-    ``"dataflow"`` (default: each transfer waits only for its own two ends)
-    or ``"ticks"`` (one ``batch_isend_irecv`` per tick, for comparison).
+    ``"dataflow"`` (every transfer posted at once), ``"ticks"`` (one
+    ``batch_isend_irecv`` per tick) or ``"auto"`` (default: ticks on
+    balanced traffic, dataflow otherwise; :func:`choose_runner`).
     Plans come from one :class:`tickopt.Planner` per group, so a step whose
     traffic changed a little is planned by editing the last plan. With
     `gpus_per_node` and `nvlink_speedup` (ranks in nodes of that many GPUs,
@@ -372,7 +401,7 @@ def all_to_all_single(
     *,
     model: str = "READ1_WRITE1",
     chunk_bytes: Optional[int] = None,
-    runner: str = "dataflow",
+    runner: str = "auto",
     gpus_per_node: Optional[int] = None,
     nvlink_speedup: Optional[int] = None,
 ) -> "torch.Tensor":
