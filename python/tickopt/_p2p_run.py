@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -135,6 +136,9 @@ SPLITS_TAG = 0x7E3
 #: with tag ``MESSAGE_TAG + k`` (both ends count it in plan order), so that
 #: a message posted late (a relay's forward) still meets its own receive.
 MESSAGE_TAG = 0x10000
+
+#: Most threads a rank forwards relayed chunks on (:func:`execute`).
+FORWARD_THREADS = 64
 
 #: Per data group, the gloo group its control messages travel on.
 _CONTROL: Dict[Any, Any] = {}
@@ -300,17 +304,34 @@ def execute(ops: Sequence[Operation], group: Any, local: Optional[Callable[[], N
                 waits.append(("sending to", peer, dist.isend(view, to, group=group, tag=tag)))
             else:
                 forwards.append((peer, to, view, tag, stage))
-        if local is not None:
-            local()
         for dest, to, view, tag, stage in forwards:
             if stage not in arrivals:
                 raise RuntimeError(f"the relay program forwards stage bytes at {stage} that no receive fills")
+
+        def forward(item):
             # gloo completes a receive once: each is waited for once, here.
-            peer, arrival = arrivals.pop(stage)
-            doing = "receiving (to forward) from"
-            arrival.wait()
-            peer = dest
-            waits.append(("sending to", dest, dist.isend(view, to, group=group, tag=tag)))
+            dest, to, view, tag, stage = item
+            source, arrival = arrivals[stage]
+            try:
+                arrival.wait()
+            except Exception as e:
+                return ("receiving (to forward) from", source, e)
+            return ("sending to", dest, dist.isend(view, to, group=group, tag=tag))
+
+        # Each forward goes as soon as its own chunk arrived, whatever the
+        # order of the others' (a thread each, blocked in gloo without the GIL).
+        pool = ThreadPoolExecutor(max_workers=min(len(forwards), FORWARD_THREADS)) if forwards else None
+        try:
+            posted = pool.map(forward, forwards) if pool is not None else []  # all submitted now
+            if local is not None:
+                local()
+            for doing, peer, work in posted:
+                if isinstance(work, Exception):
+                    raise work
+                waits.append((doing, peer, work))
+        finally:
+            if pool is not None:
+                pool.shutdown()
         for doing, peer, work in waits:
             work.wait()
     except Exception as e:
