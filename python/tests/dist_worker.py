@@ -413,6 +413,33 @@ def scenario_runners_agree(rank, world):
     assert "runner must be one of auto, dataflow, ticks, got 'lockstep'" in msg, msg
 
 
+def scenario_rates(rank, world):
+    """Told the ranks' rates, a plan weighs each port by its rate: even
+    splits with rank 1 at a quarter of the rate are bound by rank 1 (its
+    bytes over its rate: bound_seconds) and run as dataflow, not tick by
+    tick; rates that are missing or not above 0 are refused on every rank."""
+    even = [[0 if s == d else 40 for d in range(world)] for s in range(world)]
+    out_rows = [even[s][rank] for s in range(world)]
+    rates = [10.0] * world
+    rates[1] = 2.5
+    plan = tt.plan_all_to_all(even[rank], out_rows, row_bytes=8, rank_gbps=rates)
+    assert (plan.runner, plan.bounding_rank) == ("dataflow", 1), (plan.runner, plan.bounding_rank)
+    want_s = 40 * (world - 1) * 8 * 8 / 2.5e9
+    assert abs(plan.bound_seconds - want_s) < 1e-12 * want_s + 1e-15, (plan.bound_seconds, want_s)
+    inp = make_input(even, rank, (2,), torch.int32, 800)
+    want, _ = reference(inp, even, rank, world)
+    got = torch.zeros_like(want)
+    plan.run(got, inp)
+    assert same_bytes(got, want), "the rated plan differs from torch's"
+    for bad in ([1.0] * (world - 1), [0.0] * world):
+        try:
+            tt.plan_all_to_all(even[rank], out_rows, rank_gbps=bad)
+        except ValueError as e:
+            assert f"rank {rank}: rank_gbps needs {world} rates in Gbit/s above 0" in str(e), str(e)
+        else:
+            raise AssertionError(f"rank_gbps={bad} accepted")
+
+
 def scenario_relays(rank, world):
     """Relayed plans (nodes of 2 GPUs, NVLink at 4 chunks a tick) run byte-
     equal to torch's: chunks forwarded through staging buffers, in rows and
@@ -449,6 +476,7 @@ def scenarios(rank, world):
     yield "subgroups", lambda: scenario_subgroups(rank, world)
     yield "runners_agree", lambda: scenario_runners_agree(rank, world)
     yield "relays", lambda: scenario_relays(rank, world)
+    yield "rates", lambda: scenario_rates(rank, world)
 
 
 def worker(rank, world, port, outdir):

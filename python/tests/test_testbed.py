@@ -127,7 +127,7 @@ def test_skewed_all_to_all_runs_byte_equal(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "outputs byte-equal to torch's" in p.stdout
     got = json.load(open(out))
-    assert len(got["steps"]) == 2 and set(got["summary"]) == {"torch", "tickopt", "ticks", "pairwise"}
+    assert len(got["steps"]) == 2 and set(got["summary"]) == {"torch", "tickopt", "dataflow", "ticks"}
     for s in got["steps"]:
         # No schedule beats the port bound; each method's time is measured.
         assert all(t > 0.9 * s["port_bound_s"] for t in s["wall_s"].values()), s
@@ -165,6 +165,23 @@ def test_loss_and_a_slow_rank_keep_outputs_byte_equal(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     for r in range(4):
         assert json.load(open(tmp_path / f"rank{r}.json"))["steps"] == 3
+    assert left_by(p.pid) == []
+
+
+def test_a_plan_told_the_rates_knows_the_slow_rank(tmp_path):
+    """Even splits, rank 2's links at 1/4 of the rate: told every rank's
+    rate, the plan names rank 2 as the port that bounds the step and runs as
+    dataflow (by count the traffic is balanced, which alone would pick the
+    tick-by-tick runner, whose every tick would wait for rank 2); outputs
+    stay byte-equal."""
+    p = run_testbed("--nodes", "4", "--nic-mbit", "50", "--slow-rank", "2", "--slow-factor", "4",
+                    "--", os.path.join(HERE, "testbed_scripts", "a2a_loop.py"),
+                    env={"PROBE_DIR": str(tmp_path), "A2A_STEPS": "2", "A2A_TIMEOUT_S": "60",
+                         "A2A_WORKLOAD": "uniform", "A2A_RATES": "1"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    for r in range(4):
+        got = json.load(open(tmp_path / f"rank{r}.json"))
+        assert got["steps"] == 2 and got["bounding_rank"] == 2 and got["runner"] == "dataflow", got
     assert left_by(p.pid) == []
 
 

@@ -78,17 +78,27 @@ RUNNERS = ("auto", "dataflow", "ticks")
 BALANCED = 1.1
 
 
-def choose_runner(rows: Sequence[Sequence[int]]) -> str:
-    """The runner ``runner="auto"`` uses for a matrix of rows (the
-    diagonal, copied locally, not counted): ``"ticks"`` for balanced
-    traffic (:data:`BALANCED`), ``"dataflow"`` otherwise."""
+def port_seconds(rows: Sequence[Sequence[int]], rank_gbps: Optional[Sequence[float]] = None) -> List[float]:
+    """Each rank's port time: the larger of what it sends and what it
+    receives (the diagonal, copied locally, not counted) over its rate,
+    `rank_gbps[r]` Gbit/s (seconds per unit of the matrix per Gbit/s
+    without rates: every rank at 1)."""
     n = len(rows)
+    rates = [1.0] * n if rank_gbps is None else [float(x) for x in rank_gbps]
     out = [sum(rows[s][d] for d in range(n) if d != s) for s in range(n)]
     into = [sum(rows[s][d] for s in range(n) if s != d) for d in range(n)]
-    total = sum(out)
-    if total == 0:
+    return [max(out[r], into[r]) * 8 / (rates[r] * 1e9) for r in range(n)]
+
+
+def choose_runner(rows: Sequence[Sequence[int]], rank_gbps: Optional[Sequence[float]] = None) -> str:
+    """The runner ``runner="auto"`` uses for a matrix of rows: ``"ticks"``
+    for balanced traffic (no port's time over :data:`BALANCED` times the
+    mean, at the ranks' rates where given: a tick waits for its slowest
+    transfer), ``"dataflow"`` otherwise."""
+    times = port_seconds(rows, rank_gbps)
+    if max(times, default=0) == 0:
         return "dataflow"
-    return "ticks" if max(out + into) * n <= BALANCED * total else "dataflow"
+    return "ticks" if max(times) * len(times) <= BALANCED * sum(times) else "dataflow"
 
 __all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "plan_stats", "RemoteCopyService", "RemoteCopy"]
 
@@ -116,6 +126,7 @@ class Plan:
         row_bytes: Optional[int],
         group: Any,
         runner: str = "auto",
+        rank_gbps: Optional[Sequence[float]] = None,
     ) -> None:
         if runner not in RUNNERS:
             raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
@@ -127,7 +138,7 @@ class Plan:
             self.runner = "relay"
         else:
             if runner == "auto":
-                runner = choose_runner(rows)
+                runner = choose_runner(rows, rank_gbps)
             self.runner = runner if runs_dataflow(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
@@ -146,6 +157,15 @@ class Plan:
         self._in_off = sum(self.input_split_sizes[:r]) * unit
         self._out_off = sum(self.output_split_sizes[:r]) * unit
         self._local = rows[r][r] * unit
+        self.rank_gbps = None if rank_gbps is None else [float(x) for x in rank_gbps]
+        times = port_seconds(rows, self.rank_gbps)
+        #: The rank whose port bounds the step: the most bytes for its rate.
+        self.bounding_rank = max(range(self.world), key=lambda q: (times[q], -q))
+        #: The port bound in seconds (every port at its rate, ``rank_gbps``):
+        #: no run is faster; None for a plan in rows or without rates.
+        self.bound_seconds = (
+            times[self.bounding_rank] * row_bytes if self.rank_gbps is not None and row_bytes is not None else None
+        )
 
     @property
     def ticks(self) -> int:
@@ -272,6 +292,11 @@ def _chunk_units(
     return chunk
 
 
+def rates_key(rank_gbps: Optional[Sequence[float]]) -> str:
+    """`rank_gbps` as text that ranks compare (None: no rates)."""
+    return "-" if rank_gbps is None else ",".join(repr(float(x)) for x in rank_gbps)
+
+
 def _disagreements(table: List[List[int]], world: int) -> List[str]:
     """Planning arguments that differ from rank 0's (the same text on every
     rank); ranks that planned differently would deadlock in the ticks."""
@@ -288,7 +313,7 @@ def _disagreements(table: List[List[int]], world: int) -> List[str]:
         if ch != ch0:
             out.append(f"rank {r} chunks by {ch or 'auto'}, rank 0 by {ch0 or 'auto'}")
         if model != model0:
-            out.append(f"rank {r} plans another model, runner or relay set-up than rank 0")
+            out.append(f"rank {r} plans another model, runner, relay set-up or rank_gbps than rank 0")
     return out
 
 
@@ -305,6 +330,7 @@ def plan_all_to_all(
     runner: str = "auto",
     gpus_per_node: Optional[int] = None,
     nvlink_speedup: Optional[int] = None,
+    rank_gbps: Optional[Sequence[float]] = None,
     _error: Optional[str] = None,
 ) -> Plan:
     """Plans an all-to-all (collective: every rank of `group` calls it).
@@ -327,6 +353,11 @@ def plan_all_to_all(
     chunks per tick each way) chunks may be relayed through GPUs of their
     nodes (:class:`tickopt.RelaySolution`, issue 52); the plan runs its
     relay program, forwarding chunks in transit from a staging buffer.
+    `rank_gbps` (each rank's link rate in Gbit/s, both ways; the same on
+    every rank) tells the plan which ports are slow: ``runner="auto"``
+    weighs each port's bytes by its rate, and the plan's
+    ``bounding_rank`` and ``bound_seconds`` name the port that bounds the
+    step and its time (relayed plans assume equal NICs).
     One exchange (a message from every rank to every rank; ``all_gather``
     off gloo) shares every rank's splits and arguments; every rank then
     solves the same instance locally. Splits that do not agree
@@ -347,15 +378,22 @@ def plan_all_to_all(
         bad = f"rank {rank}: split sizes need {world} entries"
     elif any(x < 0 for x in ins + (outs or [])):
         bad = f"rank {rank}: split sizes must be >= 0"
+    if bad is None and rank_gbps is not None:
+        try:
+            ok = len(rank_gbps) == world and all(float(x) > 0 for x in rank_gbps)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            bad = f"rank {rank}: rank_gbps needs {world} rates in Gbit/s above 0, got {rank_gbps!r}"
     if bad is None and _error is not None:
         bad = f"rank {rank}: {_error}"
     if bad is not None:
-        ins, outs = [0] * world, [0] * world
+        ins, outs, rank_gbps = [0] * world, [0] * world, None
     # Row size (-1: a plan in rows), chunk (0: one per demand), model.
     tail = [
         -1 if row_bytes is None else int(row_bytes),
         int(chunk or 0),
-        zlib.crc32(f"{model}/{runner}/{gpus_per_node}/{nvlink_speedup}".encode()),
+        zlib.crc32(f"{model}/{runner}/{gpus_per_node}/{nvlink_speedup}/{rates_key(rank_gbps)}".encode()),
         0 if bad is None else 1,
     ]
     mine = torch.tensor(
@@ -389,7 +427,7 @@ def plan_all_to_all(
         [[rows[s][d] * unit for d in range(world)] for s in range(world)], model, chunk, key=("a2a", group),
         relays=relays,
     )
-    return Plan(sol, rows, row_bytes, group, runner)
+    return Plan(sol, rows, row_bytes, group, runner, rank_gbps)
 
 
 def all_to_all_single(
@@ -404,6 +442,7 @@ def all_to_all_single(
     runner: str = "auto",
     gpus_per_node: Optional[int] = None,
     nvlink_speedup: Optional[int] = None,
+    rank_gbps: Optional[Sequence[float]] = None,
 ) -> "torch.Tensor":
     """``torch.distributed.all_to_all_single``, executed as a tickopt plan
     (plans, through the group's planner, then runs once as dataflow; see the
@@ -440,6 +479,7 @@ def all_to_all_single(
         runner=runner,
         gpus_per_node=gpus_per_node,
         nvlink_speedup=nvlink_speedup,
+        rank_gbps=rank_gbps,
         device=input.device if input.device.type != "cpu" else None,
         _error=error,
     )
