@@ -261,16 +261,19 @@ class Solution:
         """Rank `rank`'s sends and its receives, each in tick order, as
         messages ``(peer, byte_offset, nbytes, first_tick)``
         (``tickopt::lower::dataflow``): consecutive chunks of a demand are
-        one message when both its ends do nothing between them. Posted in
-        order, each transfer waits only for its own two ends (no tick
-        boundary); the k-th send from r to p is the k-th receive at p from r."""
+        one message when both its ends do nothing between them. Each
+        transfer needs only its own two ends (no tick boundary); the k-th
+        send from r to p is the k-th receive at p from r, so a runner may
+        post them all at once, matched by that number (``tickopt.torch``
+        does)."""
         return self._native.dataflow(_as_int(rank, "rank"))
 
     def predict_dataflow_seconds(self, alpha_us: float, link_gbps: float) -> float:
         """Seconds the plan takes run as dataflow (:meth:`dataflow`), each
         message costing `alpha_us` microseconds plus its bytes over
-        `link_gbps` gigabits per second (``tickopt::cost::dataflow``: a
-        model, not a bound)."""
+        `link_gbps` gigabits per second, one message per link at a time in
+        the plan's order (``tickopt::cost::dataflow``: a model, not a
+        bound)."""
         return self._native.predict_dataflow_seconds(float(alpha_us), float(link_gbps))
 
     def buffer_bytes(self, rank: int) -> Tuple[int, int]:

@@ -173,7 +173,8 @@ def gather_small(mine: "torch.Tensor", group: Any) -> List["torch.Tensor"]:
     """Every rank's `mine` (a few integers), in rank order of `group`: on
     gloo by one direct message to every peer on :func:`control_group`'s
     connections (one round, where gloo's ``all_gather`` passes the data
-    around a ring), elsewhere by ``all_gather``."""
+    around a ring), elsewhere by ``all_gather``. A failed wait on gloo
+    raises :class:`PeerError` naming the peer."""
     world, rank = group_size_rank(group)
     out = [torch.empty_like(mine) for _ in range(world)]
     if not runs_dataflow(group):
@@ -184,11 +185,23 @@ def gather_small(mine: "torch.Tensor", group: Any) -> List["torch.Tensor"]:
     works = []
     for p in range(world):
         if p != rank:
-            works.append(dist.irecv(out[p], global_rank(group, p), group=cg, tag=SPLITS_TAG))
-            works.append(dist.isend(mine, global_rank(group, p), group=cg, tag=SPLITS_TAG))
-    for w in works:
-        w.wait()
+            works.append((p, dist.irecv(out[p], global_rank(group, p), group=cg, tag=SPLITS_TAG)))
+            works.append((p, dist.isend(mine, global_rank(group, p), group=cg, tag=SPLITS_TAG)))
+    for p, w in works:
+        try:
+            w.wait()
+        except RuntimeError as e:
+            raise PeerError(p, e) from e
     return out
+
+
+class PeerError(RuntimeError):
+    """A wait with one peer failed: `peer` (group rank) is the rank lost, or
+    the one whose message did not come within the group's timeout."""
+
+    def __init__(self, peer: int, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.peer = peer
 
 
 def byte_range(off: int, n: int, peer: int, shift: Tuple[int, int], scale: int) -> Tuple[int, int]:

@@ -55,6 +55,7 @@ from . import RelaySolution, Solution
 from ._copy_service import RemoteCopy, RemoteCopyService
 from ._p2p_run import (
     PLAN_STATS,
+    PeerError,
     as_bytes,
     gather_small,
     group_size_rank,
@@ -402,8 +403,9 @@ def plan_all_to_all(
     try:
         gathered = gather_small(mine, group)
     except RuntimeError as e:
+        who = f"rank {e.peer}" if isinstance(e, PeerError) else "the group"
         raise RuntimeError(
-            f"tickopt.torch: rank {rank} could not exchange the splits with the group "
+            f"tickopt.torch: rank {rank} could not exchange the splits with {who} "
             f"(a rank lost, or the group's timeout): {e}"
         ) from e
     table = [g.cpu().tolist() for g in gathered]
