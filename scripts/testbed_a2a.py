@@ -99,12 +99,13 @@ def pairwise_plan(rows, row_bytes: int) -> "tt.Plan":
 
 def predict(rows, a, rates) -> float:
     """Seconds tickopt's default plan takes run as dataflow, by the cost
-    model (tickopt::cost::dataflow): a.alpha_us per message, the slowest
-    NIC's payload rate for every link (a model, not a bound)."""
+    model (tickopt::cost::dataflow): a.alpha_us per message, each rank's
+    NIC at its payload rate (a slow rank's divided; a model, not a bound)."""
     units = np.array(rows, dtype=np.int64) * a.row_bytes
     np.fill_diagonal(units, 0)
     sol = tickopt.solve(units * 8, bw=auto_chunk(units) * 8, model="READ1_WRITE1")
-    return sol.predict_dataflow_seconds(a.alpha_us, float(rates.min()) * 8 * a.payload_share / 1e9)
+    gbps = [float(r) * 8 * a.payload_share / 1e9 for r in rates]
+    return sol.predict_dataflow_seconds(a.alpha_us, max(gbps), rank_gbps=gbps)
 
 
 def run_method(method, out, inp, rows, rank, world, row_bytes, relays=None):

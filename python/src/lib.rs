@@ -360,20 +360,45 @@ impl NativeSolution {
     }
 
     /// Predicted seconds of running the plan as dataflow
-    /// (`tickopt::cost::dataflow`): `alpha_us` per message, `link_gbps`.
+    /// (`tickopt::cost::dataflow`): `alpha_us` per message, `link_gbps`,
+    /// or each rank's own rate (`rank_gbps`, one per slot, Gbit/s).
+    #[pyo3(signature = (alpha_us, link_gbps, rank_gbps=None))]
     fn predict_dataflow_seconds(
         &self,
         py: Python<'_>,
         alpha_us: f64,
         link_gbps: f64,
+        rank_gbps: Option<Vec<f64>>,
     ) -> PyResult<f64> {
         let cost = tickopt::cost::CostModel::new(alpha_us, link_gbps).map_err(value_error)?;
+        if let Some(rates) = &rank_gbps {
+            if rates.len() != self.inst.slots as usize {
+                return Err(PyValueError::new_err(format!(
+                    "rank_gbps has {} rates; the plan has {} ranks",
+                    rates.len(),
+                    self.inst.slots
+                )));
+            }
+            if let Some((r, bad)) = rates
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !(x.is_finite() && **x > 0.0))
+            {
+                return Err(PyValueError::new_err(format!(
+                    "rank_gbps[{r}] = {bad}: rates must be finite and above 0 Gbit/s"
+                )));
+            }
+        }
         detached(py, || {
             let layout = Layout::new(&self.inst).map_err(value_error)?;
             let flows =
                 tickopt::lower::dataflow::lower_dataflow(&self.inst, &self.sol.schedule, &layout)
                     .map_err(value_error)?;
-            Ok(tickopt::cost::dataflow::predict_seconds(&flows, &cost))
+            Ok(tickopt::cost::dataflow::predict_seconds(
+                &flows,
+                &cost,
+                rank_gbps.as_deref(),
+            ))
         })
     }
 

@@ -69,3 +69,14 @@ def test_dataflow_lists_and_prediction():
     assert sol.predict_dataflow_seconds(1000.0, rate_gbps) > p0
     with pytest.raises(ValueError):
         sol.predict_dataflow_seconds(-1.0, rate_gbps)
+    # Per-rank rates: all equal is the plain prediction; the busiest rank at
+    # a quarter of the rate takes at least 4x its bytes' time.
+    assert sol.predict_dataflow_seconds(0.0, rate_gbps, rank_gbps=[rate_gbps] * 8) == p0
+    busiest = int(np.argmax(np.maximum(m.sum(axis=0), m.sum(axis=1))))
+    slow = [rate_gbps] * 8
+    slow[busiest] = rate_gbps / 4
+    load = max(m[busiest].sum(), m[:, busiest].sum()) * 8
+    assert sol.predict_dataflow_seconds(0.0, rate_gbps, rank_gbps=slow) >= load / (rate_gbps / 4 * 1e9) - 1e-12
+    for bad in ([rate_gbps] * 7, [0.0] * 8):
+        with pytest.raises(ValueError, match="rank_gbps"):
+            sol.predict_dataflow_seconds(0.0, rate_gbps, rank_gbps=bad)

@@ -268,13 +268,17 @@ class Solution:
         does)."""
         return self._native.dataflow(_as_int(rank, "rank"))
 
-    def predict_dataflow_seconds(self, alpha_us: float, link_gbps: float) -> float:
+    def predict_dataflow_seconds(
+        self, alpha_us: float, link_gbps: float, rank_gbps: Optional[Sequence[float]] = None
+    ) -> float:
         """Seconds the plan takes run as dataflow (:meth:`dataflow`), each
         message costing `alpha_us` microseconds plus its bytes over
         `link_gbps` gigabits per second, one message per link at a time in
         the plan's order (``tickopt::cost::dataflow``: a model, not a
-        bound)."""
-        return self._native.predict_dataflow_seconds(float(alpha_us), float(link_gbps))
+        bound). `rank_gbps` (one rate per rank, Gbit/s) puts each rank's
+        link at its own rate, a message at the slower of its ends'."""
+        rates = None if rank_gbps is None else [float(x) for x in rank_gbps]
+        return self._native.predict_dataflow_seconds(float(alpha_us), float(link_gbps), rates)
 
     def buffer_bytes(self, rank: int) -> Tuple[int, int]:
         """Sizes of rank `rank`'s send and receive buffers in the p2p layout."""

@@ -19,8 +19,11 @@ use crate::instance::CostModel;
 use crate::lower::dataflow::RankFlow;
 
 /// Predicted seconds of running `flows` (every rank's, `flows[r]` for
-/// rank r) as dataflow under `cost` (alpha per message).
-pub fn predict_seconds(flows: &[RankFlow], cost: &CostModel) -> f64 {
+/// rank r) as dataflow under `cost` (alpha per message). With
+/// `rank_gbps`, rank r's link runs at `rank_gbps[r]` Gbit/s instead of the
+/// cost model's rate, and a message at the slower of its two ends' rates
+/// (a slow rank's port: issue 56).
+pub fn predict_seconds(flows: &[RankFlow], cost: &CostModel, rank_gbps: Option<&[f64]>) -> f64 {
     let n = flows.len();
     // (first tick, sender, index in the sender's list, receiver, bytes)
     let mut order: Vec<(u64, u32, u32, u32, u64)> = Vec::new();
@@ -35,7 +38,12 @@ pub fn predict_seconds(flows: &[RankFlow], cost: &CostModel) -> f64 {
     for &(_, s, _, d, bytes) in &order {
         let (s, d) = (s as usize, d as usize);
         let start = send_free[s].max(recv_free[d]);
-        let end = start + cost.alpha_seconds() + cost.transfer_seconds(bytes as u128 * 8);
+        let bits = bytes as u128 * 8;
+        let moving = match rank_gbps {
+            Some(rates) => bits as f64 / (rates[s].min(rates[d]) * 1e9),
+            None => cost.transfer_seconds(bits),
+        };
+        let end = start + cost.alpha_seconds() + moving;
         send_free[s] = end;
         recv_free[d] = end;
     }
@@ -69,9 +77,22 @@ mod tests {
         flows[0].sends = vec![msg(1, 1000, 0), msg(3, 250, 1)];
         flows[2].sends = vec![msg(3, 500, 0)];
         let rate = CostModel::new(0.0, 8e-3).unwrap(); // 8 Mbit/s: 1 B per us
-        assert!((predict_seconds(&flows, &rate) - 1.25e-3).abs() < 1e-12);
+        assert!((predict_seconds(&flows, &rate, None) - 1.25e-3).abs() < 1e-12);
         let with_alpha = CostModel::new(10.0, 8e-3).unwrap();
-        assert!((predict_seconds(&flows, &with_alpha) - 1.27e-3).abs() < 1e-12);
-        assert_eq!(predict_seconds(&[], &rate), 0.0);
+        assert!((predict_seconds(&flows, &with_alpha, None) - 1.27e-3).abs() < 1e-12);
+        assert_eq!(predict_seconds(&[], &rate, None), 0.0);
+    }
+
+    #[test]
+    fn a_slow_rank_slows_the_messages_at_its_port() {
+        // As above, rank 3 at half the rate: 2 -> 3 takes 1 ms, 0 -> 3
+        // starts when both 0's send (1 ms) and 3's receive (1 ms) are done
+        // and takes 0.5 ms; rank 0's own first message is unaffected.
+        let mut flows = vec![RankFlow::default(); 4];
+        flows[0].sends = vec![msg(1, 1000, 0), msg(3, 250, 1)];
+        flows[2].sends = vec![msg(3, 500, 0)];
+        let rate = CostModel::new(0.0, 8e-3).unwrap();
+        let rates = [8e-3, 8e-3, 8e-3, 4e-3];
+        assert!((predict_seconds(&flows, &rate, Some(&rates)) - 1.5e-3).abs() < 1e-12);
     }
 }
