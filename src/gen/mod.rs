@@ -17,11 +17,14 @@
 //! `known` (independently proven optima), `multiport` (multi-NIC and
 //! two-speed families, DESIGN.md §11, generated as instances with ports),
 //! `reshard_model` (a transformer checkpoint from a training mesh to an
-//! inference mesh).
+//! inference mesh), `skew` (log-normal sizes with hot experts), `moe_shift`
+//! (MoE traffic as it shifts from step to step: hot expert, hot rank,
+//! rotating, burst).
 
 mod collectives;
 mod graphs;
 mod known;
+pub mod moe_shift;
 pub mod multiport;
 pub mod planted;
 mod reshard_model;
