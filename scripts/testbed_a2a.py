@@ -66,6 +66,8 @@ def parse(argv):
     p.add_argument("--nvlink-speedup", type=int, default=None,
                    help="chunks an NVLink port carries per NIC chunk, for relay (default: the testbed's "
                         "NVLink rate over its NIC rate, at least 1)")
+    p.add_argument("--chunk-bytes", type=int, default=None,
+                   help="tickopt's chunk in bytes (default: tickopt.torch's, the busiest port over ~64 ticks)")
     p.add_argument("--json", default=None, help="rank 0 writes every step's figures here")
     p.add_argument("--timeout-s", type=float, default=120, help="the process group's timeout")
     p.add_argument("--alpha-us", type=float, default=500.0,
@@ -108,17 +110,18 @@ def predict(rows, a, rates) -> float:
     return sol.predict_dataflow_seconds(a.alpha_us, max(gbps), rank_gbps=gbps)
 
 
-def run_method(method, out, inp, rows, rank, world, row_bytes, relays=None):
+def run_method(method, out, inp, rows, rank, world, row_bytes, relays=None, chunk=None):
     ins = [int(x) for x in rows[rank]]
     outs = [int(rows[s][rank]) for s in range(world)]
     if method == "torch":
         dist.all_to_all_single(out, inp, outs, ins)
     elif method == "tickopt":
-        tt.all_to_all_single(out, inp, outs, ins)
+        tt.all_to_all_single(out, inp, outs, ins, chunk_bytes=chunk)
     elif method == "relay":
-        tt.all_to_all_single(out, inp, outs, ins, gpus_per_node=relays[0], nvlink_speedup=relays[1])
+        tt.all_to_all_single(out, inp, outs, ins, gpus_per_node=relays[0], nvlink_speedup=relays[1],
+                             chunk_bytes=chunk)
     elif method in ("dataflow", "ticks"):
-        tt.all_to_all_single(out, inp, outs, ins, runner=method)
+        tt.all_to_all_single(out, inp, outs, ins, runner=method, chunk_bytes=chunk)
     else:
         pairwise_plan(rows, row_bytes).run(out, inp)
 
@@ -155,7 +158,7 @@ def main(argv=None) -> int:
             out = torch.empty((n_out, a.row_bytes), dtype=torch.uint8)
             dist.barrier()
             c0, t0 = time.process_time(), time.perf_counter()
-            run_method(m, out, inp, rows, rank, world, a.row_bytes, relays)
+            run_method(m, out, inp, rows, rank, world, a.row_bytes, relays, a.chunk_bytes)
             wall[m], cpu[m] = time.perf_counter() - t0, time.process_time() - c0
             outs[m] = out
         ref = outs.get("torch")
