@@ -1,6 +1,7 @@
 //! Generators: every family parses, is deterministic by seed, and the
 //! snarks and known optima are what the manifests claim.
 
+use tickopt::gen::moe_shift::Shape;
 use tickopt::gen::{self, Family, GenSpec, TransformerReshard, TreeDirection};
 use tickopt::instance::{Instance, Limits, Model};
 use tickopt::{solve_instance, SolveRequest};
@@ -80,7 +81,24 @@ fn families() -> Vec<Family> {
             clique_mult: 3,
             degree: 3,
         },
+        moe_shift(Shape::HotExpert, 0),
+        moe_shift(Shape::HotRank, 1),
+        moe_shift(Shape::Rotating, 2),
+        moe_shift(Shape::Burst, 4),
     ]
+}
+
+fn moe_shift(shape: Shape, step: u64) -> Family {
+    Family::MoeShift {
+        n: 8,
+        shape,
+        step,
+        mean_chunks: 3.0,
+        sigma: 1.2,
+        hot_x: 6,
+        burst_every: 5,
+        burst_x: 4,
+    }
 }
 
 fn spec(family: Family, mult: u64, seed: u64) -> GenSpec {
@@ -185,6 +203,26 @@ fn bad_parameters_are_errors_not_panics() {
             token_bits: 8,
         },
         Family::Alltoall { n: 1 << 20 },
+        Family::MoeShift {
+            n: 1,
+            shape: Shape::Rotating,
+            step: 0,
+            mean_chunks: 3.0,
+            sigma: 1.2,
+            hot_x: 6,
+            burst_every: 5,
+            burst_x: 4,
+        },
+        Family::MoeShift {
+            n: 8,
+            shape: Shape::Burst,
+            step: 0,
+            mean_chunks: -1.0,
+            sigma: 1.2,
+            hot_x: 6,
+            burst_every: 5,
+            burst_x: 4,
+        },
         Family::FlowerSnark { k: 2 },
         Family::ReshardModel(TransformerReshard {
             to_tp: 3,
@@ -402,4 +440,30 @@ fn doctored_planted_colourings_give_no_known_optimum() {
     let mut extra = g.clone();
     extra.planted.as_mut().unwrap().chunks.push((150, 151, 0));
     assert!(gen::known_optimum(&family, &extra, Model::Strict1).is_none());
+}
+
+#[test]
+fn moe_shift_steps_move_the_hot_rank_and_burst() {
+    // The hot rank of `rotating` is (seed + step) mod n: it sends and
+    // receives the most; a `burst` step carries burst_x times the others'.
+    let busiest = |f: Family, seed: u64| {
+        let g = gen::generate(&spec(f, 1, seed)).unwrap();
+        let mut load = vec![0u64; g.slots as usize];
+        for d in &g.demands {
+            load[d.src as usize] += d.bits;
+            load[d.dst as usize] += d.bits;
+        }
+        let top = (0..load.len()).max_by_key(|&r| load[r]).unwrap();
+        (top as u64, load.iter().sum::<u64>())
+    };
+    for step in 0..8 {
+        assert_eq!(
+            busiest(moe_shift(Shape::Rotating, step), 5).0,
+            (5 + step) % 8,
+            "step {step}"
+        );
+    }
+    let (_, quiet) = busiest(moe_shift(Shape::Burst, 3), 1);
+    let (_, burst) = busiest(moe_shift(Shape::Burst, 4), 1);
+    assert!(burst > 2 * quiet, "burst {burst} vs {quiet}");
 }

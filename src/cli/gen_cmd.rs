@@ -106,6 +106,37 @@ pub enum FamilyCmd {
         #[arg(long, default_value_t = 12000, value_name = "BITS", value_parser = parse_bits_arg, allow_negative_numbers = true)]
         token_bits: u64,
     },
+    /// One step of MoE traffic as it shifts from step to step: log-normal sizes (a fresh draw per step) with a hot expert, a hot rank, a hot rank that moves every step, or a burst every few steps (the shapes of python/tickopt/workloads.py)
+    #[command(name = "moe_shift", alias = "moe-shift")]
+    MoeShift {
+        /// Number of ranks (slots, >= 2).
+        #[arg(long)]
+        n: u32,
+        /// hot_expert (one destination --hot-x larger), hot_rank (one rank
+        /// sends and receives --hot-x more), rotating (hot_rank whose hot
+        /// rank is (seed + step) mod n) or burst (every --burst-every-th
+        /// step --burst-x larger).
+        #[arg(long)]
+        shape: gen::moe_shift::Shape,
+        /// The step of the sequence (0, 1, ...): sizes are drawn afresh per step.
+        #[arg(long, default_value_t = 0)]
+        step: u64,
+        /// Mean size of a demand, in chunks of --bw bits (before the hot factors).
+        #[arg(long, default_value_t = 4.0)]
+        mean_chunks: f64,
+        /// Log-normal shape of the sizes (0: all equal).
+        #[arg(long, default_value_t = 1.2)]
+        sigma: f64,
+        /// How much more the hot expert or rank carries.
+        #[arg(long, default_value_t = 6)]
+        hot_x: u64,
+        /// burst: every this many steps one is heavier.
+        #[arg(long, default_value_t = 5)]
+        burst_every: u64,
+        /// burst: how much heavier.
+        #[arg(long, default_value_t = 4)]
+        burst_x: u64,
+    },
     /// Pipeline parallelism: activations forward, gradients backward.
     Pipeline {
         /// Number of pipeline stages (slots).
@@ -415,6 +446,25 @@ impl FamilyCmd {
                 topk,
                 zipf,
                 token_bits,
+            },
+            FamilyCmd::MoeShift {
+                n,
+                shape,
+                step,
+                mean_chunks,
+                sigma,
+                hot_x,
+                burst_every,
+                burst_x,
+            } => Family::MoeShift {
+                n,
+                shape,
+                step,
+                mean_chunks,
+                sigma,
+                hot_x,
+                burst_every,
+                burst_x,
             },
             FamilyCmd::Pipeline {
                 stages,

@@ -154,6 +154,21 @@ pub enum Family {
     Blanusa,
     /// Flower snark J_k (4k slots; a snark for odd k >= 5).
     FlowerSnark { k: u32 },
+    /// One step of MoE traffic as it shifts from step to step (see
+    /// [`moe_shift`]): log-normal sizes with mean `mean_chunks` chunks and
+    /// `sigma`, a fresh draw per step, shaped by `shape` (a hot expert, a
+    /// hot rank, a hot rank that moves every step, or a burst every
+    /// `burst_every` steps).
+    MoeShift {
+        n: u32,
+        shape: moe_shift::Shape,
+        step: u64,
+        mean_chunks: f64,
+        sigma: f64,
+        hot_x: u64,
+        burst_every: u64,
+        burst_x: u64,
+    },
     /// `cliques` copies of `K_k` (odd `k`, `clique_mult` chunks per pair) in
     /// a sparse random graph of about `degree` single chunks per slot, built
     /// from a planted colouring with `k * clique_mult` colours (see
@@ -216,6 +231,7 @@ impl Family {
             Family::RingSkip { .. } => "ring_skip",
             Family::Alltoall { .. } => "alltoall",
             Family::Moe { .. } => "moe",
+            Family::MoeShift { .. } => "moe_shift",
             Family::Pipeline { .. } => "pipeline",
             Family::PipelineInterleaved { .. } => "pipeline_interleaved",
             Family::Reshard { .. } => "reshard",
@@ -254,6 +270,25 @@ impl Family {
                 ("topk", s(topk)),
                 ("zipf", s(zipf)),
                 ("token_bits", s(token_bits)),
+            ],
+            Family::MoeShift {
+                n,
+                shape,
+                step,
+                mean_chunks,
+                sigma,
+                hot_x,
+                burst_every,
+                burst_x,
+            } => vec![
+                ("n", s(n)),
+                ("shape", shape.as_str().to_string()),
+                ("step", s(step)),
+                ("mean_chunks", s(mean_chunks)),
+                ("sigma", s(sigma)),
+                ("hot_x", s(hot_x)),
+                ("burst_every", s(burst_every)),
+                ("burst_x", s(burst_x)),
             ],
             Family::Pipeline {
                 stages,
@@ -333,6 +368,7 @@ impl Family {
                 zipf,
                 ..
             } => vec![format!("e{experts_per_rank}k{topk}z{zipf}")],
+            Family::MoeShift { shape, step, .. } => vec![format!("{}_t{step}", shape.as_str())],
             Family::Pipeline { microbatches, .. } => vec![format!("b{microbatches}")],
             Family::PipelineInterleaved {
                 microbatches,
@@ -427,6 +463,29 @@ pub fn generate(spec: &GenSpec) -> Result<Generated, GenError> {
         | Family::Blanusa
         | Family::FlowerSnark { .. } => graphs::build(&spec.family, spec.seed, &mut b),
         Family::ReshardModel(m) => reshard_model::build(m, &mut b),
+        Family::MoeShift {
+            n,
+            shape,
+            step,
+            mean_chunks,
+            sigma,
+            hot_x,
+            burst_every,
+            burst_x,
+        } => moe_shift::build(
+            *n,
+            moe_shift::MoeShift {
+                shape: *shape,
+                step: *step,
+                mean_bits: mean_chunks * spec.bw as f64,
+                sigma: *sigma,
+                hot_x: *hot_x,
+                burst_every: *burst_every,
+                burst_x: *burst_x,
+            },
+            spec.seed,
+            &mut b,
+        ),
         Family::Planted {
             n,
             k,

@@ -18,14 +18,28 @@
 
 use super::skew::Skew;
 use crate::instance::Demand;
+use serde::{Deserialize, Serialize};
 
 /// How the traffic shifts between steps (module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Shape {
     HotExpert,
     HotRank,
     Rotating,
     Burst,
+}
+
+impl std::str::FromStr for Shape {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Shape::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown shape {s:?} (expected hot_expert, hot_rank, rotating or burst)")
+            })
+    }
 }
 
 impl Shape {
@@ -107,6 +121,30 @@ impl MoeShift {
         }
         Ok(demands)
     }
+}
+
+/// Adds one step of `shift` on `n` slots to the generator's builder.
+pub(crate) fn build(
+    n: u32,
+    shift: MoeShift,
+    seed: u64,
+    b: &mut super::Builder,
+) -> Result<(), String> {
+    if n < 2 {
+        return Err(format!("n must be >= 2, got {n}"));
+    }
+    if !(shift.mean_bits.is_finite()
+        && shift.mean_bits > 0.0
+        && shift.sigma.is_finite()
+        && shift.sigma >= 0.0)
+    {
+        return Err("mean_chunks must be > 0 and sigma >= 0 (finite)".into());
+    }
+    b.slots(u64::from(n))?;
+    for d in shift.all_to_all(n, seed)? {
+        b.bits(d.src, d.dst, d.bits);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
