@@ -58,13 +58,13 @@ pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
     check_output_dir(&a.out)?;
     if crate::interop::is_relay_schedule_file(&a.schedule)? {
         let to = a.to.to_possible_value().expect("no format is hidden");
-        let input = super::relay_use::RelayInput {
-            instance: &a.instance,
-            schedule: &a.schedule,
-            overrides: a.overrides.to_overrides(),
-            limits: a.limits.to_limits(),
-            machine: &a.relay,
-        };
+        let input = super::relay_use::RelayInput::new(
+            &a.instance,
+            &a.schedule,
+            &a.overrides,
+            &a.limits,
+            &a.relay,
+        );
         let p2p = a.to == ExportFormat::P2pJson;
         return super::relay_use::export(input, to.get_name(), p2p, &a.out);
     }

@@ -24,7 +24,24 @@ pub struct RelayInput<'a> {
     pub machine: &'a RelayArgs,
 }
 
-impl RelayInput<'_> {
+impl<'a> RelayInput<'a> {
+    /// The input of a command from its flags.
+    pub fn new(
+        instance: &'a Path,
+        schedule: &'a Path,
+        overrides: &super::common::OverrideArgs,
+        limits: &super::common::LimitArgs,
+        machine: &'a RelayArgs,
+    ) -> RelayInput<'a> {
+        RelayInput {
+            instance,
+            schedule,
+            overrides: overrides.to_overrides(),
+            limits: limits.to_limits(),
+            machine,
+        }
+    }
+
     /// The machine, the instance (READ1_WRITE1 unless `--model` says
     /// otherwise: relays are defined for it alone, and the checker refuses
     /// STRICT1 by name) and the schedule; `verb` says what is done with it.

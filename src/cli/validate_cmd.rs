@@ -29,13 +29,13 @@ pub struct ValidateArgs {
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<u8> {
     if crate::interop::is_relay_schedule_file(&a.schedule)? {
-        let input = super::relay_use::RelayInput {
-            instance: &a.instance,
-            schedule: &a.schedule,
-            overrides: a.overrides.to_overrides(),
-            limits: a.limits.to_limits(),
-            machine: &a.relay,
-        };
+        let input = super::relay_use::RelayInput::new(
+            &a.instance,
+            &a.schedule,
+            &a.overrides,
+            &a.limits,
+            &a.relay,
+        );
         return super::relay_use::validate(input, a.json);
     }
     super::relay_use::note_direct(&a.relay, &a.schedule);

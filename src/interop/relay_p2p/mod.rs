@@ -5,13 +5,14 @@
 //! ```json
 //! {"format": "tickopt-relay-p2p-v1", "model": "READ1_WRITE1", "slots": 4,
 //!  "gpus_per_node": 2, "nvlink_speedup": 1, "copy_bw_bits_per_tick": 64,
-//!  "ticks": 3, "demands": [{"src_slot": 0, "dst_slot": 3, "bits_total": 64}],
+//!  "ticks": 2, "demands": [{"src_slot": 0, "dst_slot": 3, "bits_total": 64}, ...],
 //!  "ranks": [
 //!   {"rank": 0, "input_bytes": 8, "output_bytes": 0, "stage_bytes": 0, "ops": [
-//!     {"tick": 0, "op": "send", "peer": 1, "buffer": "input", "offset": 0, "bytes": 8}]},
-//!   {"rank": 1, "input_bytes": 0, "output_bytes": 0, "stage_bytes": 8, "ops": [
+//!     {"tick": 0, "op": "send", "peer": 2, "buffer": "input", "offset": 0, "bytes": 8}]},
+//!   ...
+//!   {"rank": 2, "input_bytes": 0, "output_bytes": 0, "stage_bytes": 8, "ops": [
 //!     {"tick": 0, "op": "recv", "peer": 0, "buffer": "stage", "offset": 0, "bytes": 8},
-//!     {"tick": 1, "op": "send", "peer": 2, "buffer": "stage", "offset": 0, "bytes": 8}]},
+//!     {"tick": 1, "op": "send", "peer": 3, "buffer": "stage", "offset": 0, "bytes": 8}]},
 //!   ...]}
 //! ```
 //!
