@@ -416,6 +416,7 @@ fn audit_given_the_machine_ranks_a_direct_plan_against_the_relayed_bound() {
     assert_eq!(rc, 0, "{err}");
     let mut args = vec!["audit", "m.csv", "direct.json", "--bw", "64", "--json"];
     args.extend(MACHINE);
+    args.extend(["--out-dir", "aud"]);
     let (rc, out, err) = tickopt(&args, d);
     assert_eq!(rc, 0, "{err}");
     let a: Value = serde_json::from_str(&out).unwrap();
@@ -429,6 +430,14 @@ fn audit_given_the_machine_ranks_a_direct_plan_against_the_relayed_bound() {
     assert!(ticks > bound, "{ticks} {bound}");
     let times = relay["schedules"][0]["times_bound"].as_f64().unwrap();
     assert!((times - ticks as f64 / bound as f64).abs() < 1e-12);
+    // So do the reports.
+    let md = std::fs::read_to_string(d.join("aud/report.md")).unwrap();
+    assert!(
+        md.contains("## Relayed") && md.contains(&format!("lower bound {bound} ticks")),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(d.join("aud/report.html")).unwrap();
+    assert!(html.contains("<p>relayed on nodes of 4 GPUs, NVLink x2: lower bound"));
     // The table says it in words.
     let mut args = vec!["audit", "m.csv", "direct.json", "--bw", "64"];
     args.extend(MACHINE);
