@@ -23,10 +23,12 @@
 //! Reading the schedules is [`read_schedule_facts`] (any format tickopt
 //! reads: copyspace-guard JSON and CSV, tickopt compact, MSCCL XML by its
 //! dependency levels); the reports are in
-//! [`export`], one file per format.
+//! [`export`], one file per format. Given a two-tier machine, the audit
+//! also ranks the schedules against the relayed lower bound ([`relay`]).
 
 pub mod export;
 pub mod load;
+pub mod relay;
 
 pub use load::{LoadCounter, SlotBusy, SlotLoad, SlotRow, Utilisation, MAX_BUCKETS};
 
@@ -223,6 +225,10 @@ pub struct Audit {
     /// `--solver pairwise`), when computed ([`Audit::with_pairwise`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pairwise: Option<PairwiseBaseline>,
+    /// The relayed lower bound and relay plan, and each valid schedule
+    /// against the bound, when the audit is given the machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relay: Option<relay::AuditRelay>,
 }
 
 /// The pairwise-exchange baseline against tickopt's best schedule.
@@ -372,6 +378,7 @@ impl Audit {
             schedules: rows,
             seconds: None,
             pairwise: None,
+            relay: None,
         }
     }
 

@@ -1,11 +1,13 @@
 //! `tickopt audit INSTANCE SCHEDULE...`: how far each schedule is from
 //! optimal, against tickopt's own solve (the comparison is
-//! [`crate::audit`]).
+//! [`crate::audit`]); given a two-tier machine, also against the relayed
+//! lower bound and relay plan ([`crate::audit::relay`]).
 
 use super::common::OverrideArgs;
 use super::model_source::{model_from_files, note_instance_model, schedule_model};
 use super::solve_cmd::{set_threads, time_limit};
 use crate::audit::{export, read_schedule_facts, Audit, Gates};
+use crate::instance::Model;
 use crate::solve::portfolio::{solve_instance, SolveRequest, SolverChoice};
 use anyhow::Context;
 use clap::Args;
@@ -50,6 +52,8 @@ pub struct AuditArgs {
     /// to the fluid limit, and tickopt's bound in seconds over chunk sizes.
     #[command(flatten)]
     pub cost: super::common::CostArgs,
+    #[command(flatten)]
+    pub relay: super::relay_cmd::RelayArgs,
 }
 
 pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
@@ -75,6 +79,12 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     let mut overrides = a.overrides.to_overrides();
     let mut stated = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
+        if crate::interop::is_relay_schedule_file(p)? {
+            anyhow::bail!(
+                "{}: a relay schedule: audit ranks direct schedules (against the relayed lower bound with --gpus-per-node and --nvlink-speedup); check a relay schedule with `tickopt validate` or, with its summary, `tickopt verify`",
+                p.display()
+            );
+        }
         stated.push((p.display().to_string(), schedule_model(p)?));
     }
     model_from_files(&a.instance, &mut overrides, &stated)?;
@@ -99,6 +109,18 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         }
         None => (solve_instance(&inst, &request)?, None),
     };
+    let relayed = match relay_machine(&a, inst.model)? {
+        Some(tt) => {
+            phases.phase(format!(
+                "relayed bound and relay plan (nodes of {} GPUs, NVLink x{})",
+                tt.gpus_per_node, tt.nvlink_speedup
+            ));
+            Some(crate::relay::plan_relay(&inst, tt).context(
+                "no relayed bound (--gpus-per-node, --nvlink-speedup, or the CSV's record)",
+            )?)
+        }
+        None => None,
+    };
     drop(phases);
     let gates = Gates {
         max_gap_ticks: a.max_gap_ticks,
@@ -107,6 +129,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
     let mut audit = Audit::build(&inst, &a.instance.display().to_string(), &sol, facts, gates)
         .with_pairwise(&inst);
     audit.seconds = seconds.map(|s| crate::audit::AuditSeconds::new(&audit, s));
+    audit.relay = relayed.map(|sol| crate::audit::relay::AuditRelay::new(&audit, &sol));
     if let Some(dir) = &a.out_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         export::write_outputs(dir, &audit)?;
@@ -117,6 +140,22 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         print_table(&audit)?;
     }
     Ok(if audit.passed { 0 } else { 2 })
+}
+
+/// The machine of the relayed bound: the flags, else the CSV's record.
+/// A recorded machine with a STRICT1 audit is noted and left out (relays
+/// are READ1_WRITE1 only); flags with STRICT1 are refused by the planner,
+/// by name.
+fn relay_machine(a: &AuditArgs, model: Model) -> anyhow::Result<Option<crate::relay::TwoTier>> {
+    let tt = a.relay.machine(&a.instance)?;
+    if tt.is_some() && model == Model::Strict1 && !a.relay.given() {
+        eprintln!(
+            "note: {} records a two-tier machine, but relays are READ1_WRITE1 only: this STRICT1 audit has no relayed bound",
+            a.instance.display()
+        );
+        return Ok(None);
+    }
+    Ok(tt)
 }
 
 fn print_table(a: &Audit) -> std::io::Result<()> {
@@ -154,6 +193,12 @@ fn print_table(a: &Audit) -> std::io::Result<()> {
         )?;
         for e in &r.audit.first_errors {
             outln!("        {}", serde_json::to_string(e)?)?;
+        }
+    }
+    if let Some(r) = &a.relay {
+        outln!("{}", r.sentence(a.best_ticks))?;
+        for s in &r.schedules {
+            outln!("        {}", s.line())?;
         }
     }
     if let Some(s) = &a.seconds {

@@ -3,7 +3,9 @@
 //! tickopt's own importer and validated against the instance before it is
 //! written (an MSCCL++ DSL program, which tickopt does not read, is checked
 //! in the tables it is printed from): an export that does not move every
-//! byte exactly once is an error, not a file.
+//! byte exactly once is an error, not a file. A relay schedule goes to
+//! `tickopt-relay-p2p-v1` only, executed by the reference executor before
+//! it is written (`super::relay_use`).
 
 use super::common::{check_output_dir, load_instance, OverrideArgs};
 use crate::interop::load_schedule;
@@ -17,7 +19,10 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
     /// `tickopt-p2p-v1`: per rank, one list per tick of send/receive
-    /// operations with byte offsets (doc/formats.md).
+    /// operations with byte offsets (doc/formats.md). A relay schedule:
+    /// `tickopt-relay-p2p-v1`, per rank its sends and receives in order
+    /// with input, output and staging buffers, executed before it is
+    /// written.
     P2pJson,
     /// An MSCCL algorithm XML (msccl-tools' IR layout, with minBytes and
     /// maxBytes set): one chunk = bw bits, dependencies keep the model
@@ -33,12 +38,14 @@ pub enum ExportFormat {
 pub struct ExportArgs {
     /// Instance JSON, or demands CSV (bw: --bw or its recorded one).
     pub instance: PathBuf,
-    /// The schedule (any format tickopt reads); it must validate.
+    /// The schedule (any format tickopt reads, or a relay schedule); it must validate.
     pub schedule: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
     #[command(flatten)]
     pub limits: super::common::LimitArgs,
+    #[command(flatten)]
+    pub relay: super::relay_cmd::RelayArgs,
     /// Format to write.
     #[arg(long, value_enum)]
     pub to: ExportFormat,
@@ -49,6 +56,19 @@ pub struct ExportArgs {
 
 pub fn run(a: ExportArgs) -> anyhow::Result<u8> {
     check_output_dir(&a.out)?;
+    if crate::interop::is_relay_schedule_file(&a.schedule)? {
+        let to = a.to.to_possible_value().expect("no format is hidden");
+        let input = super::relay_use::RelayInput::new(
+            &a.instance,
+            &a.schedule,
+            &a.overrides,
+            &a.limits,
+            &a.relay,
+        );
+        let p2p = a.to == ExportFormat::P2pJson;
+        return super::relay_use::export(input, to.get_name(), p2p, &a.out);
+    }
+    super::relay_use::note_direct(&a.relay, &a.schedule);
     let inst = load_instance(
         &a.instance,
         &a.overrides.to_overrides(),

@@ -29,6 +29,7 @@ mod model_source;
 mod plugin_cmd;
 mod progress;
 mod relay_cmd;
+mod relay_use;
 mod replay_cmd;
 mod solve_cmd;
 pub mod summary;

@@ -5,7 +5,7 @@
 
 use crate::instance::Instance;
 use crate::relay::check::check_relay_claim;
-use crate::relay::{plan_relay, RelaySchedule, RelaySummary, TwoTier};
+use crate::relay::{plan_relay, RelaySummary, TwoTier};
 use crate::schedule::output::OutputFile;
 use anyhow::Context;
 use clap::Args;
@@ -14,13 +14,15 @@ use std::path::Path;
 /// The two-tier machine of a relay plan (doc/design.md, "Relays").
 #[derive(Args, Debug, Clone, Default)]
 pub struct RelayArgs {
-    /// Plan with relays on nodes of G GPUs (rank r is GPU r % G of node
-    /// r / G; each GPU one NIC): chunks may go through a GPU of their node
-    /// to another NIC and through a GPU of the destination node. Writes a
-    /// relay schedule (--out, JSON) and a relay summary with the bound's
-    /// certificate (--summary). READ1_WRITE1 only. Needs --nvlink-speedup.
-    /// A demands CSV may record both as `# gpus_per_node=G` and
-    /// `# nvlink_speedup=RHO` comment lines instead.
+    /// Two-tier machine: nodes of G GPUs (rank r is GPU r % G of node
+    /// r / G; each GPU one NIC), where chunks may go through a GPU of their
+    /// node to another NIC and through a GPU of the destination node.
+    /// solve: plan with relays, writing a relay schedule (--out, JSON) and
+    /// a relay summary with the bound's certificate (--summary). validate,
+    /// export: the machine a relay schedule is checked on. audit: add the
+    /// relayed lower bound and each schedule against it. READ1_WRITE1
+    /// only. Needs --nvlink-speedup. A demands CSV may record both as
+    /// `# gpus_per_node=G` and `# nvlink_speedup=RHO` comment lines instead.
     #[arg(long, value_name = "G")]
     pub gpus_per_node: Option<u32>,
     /// Chunks an NVLink port carries each way per tick (a NIC carries one).
@@ -47,6 +49,11 @@ impl RelayArgs {
             })),
             _ => anyhow::bail!("--gpus-per-node and --nvlink-speedup go together: give both"),
         }
+    }
+
+    /// Whether either flag was given (not only recorded in the input).
+    pub fn given(&self) -> bool {
+        self.gpus_per_node.is_some() || self.nvlink_speedup.is_some()
     }
 }
 
@@ -158,12 +165,7 @@ pub fn verify(
 ) -> anyhow::Result<u8> {
     let claim: RelaySummary = serde_json::from_str(summary_text)
         .with_context(|| format!("{}: not a relay summary", summary.display()))?;
-    let text = std::fs::read_to_string(schedule)
-        .with_context(|| format!("cannot read {}", schedule.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", schedule.display()))?;
-    let s = RelaySchedule::from_json(value)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", schedule.display()))?;
+    let s = crate::interop::read_relay_schedule_file(schedule)?;
     let lines = check_relay_claim(inst, &s, &claim);
     let holds = lines.iter().all(|l| l.holds);
     for l in &lines {

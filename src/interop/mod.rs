@@ -12,6 +12,11 @@
 //! - [`mscclpp_dsl`]: a Python program in MSCCL++'s DSL (the same
 //!   lowering, in chunks: put + signal/wait per transfer, lanes as
 //!   threadblocks), which MSCCL++ turns into its execution-plan JSON.
+//! - [`relay_p2p`]: a relay schedule's per-rank programs with the
+//!   forwarding steps (`tickopt-relay-p2p-v1`), and the reference executor
+//!   that runs one on byte arrays before an export is written;
+//!   [`is_relay_schedule_file`] and [`read_relay_schedule_file`] tell a
+//!   relay schedule file from a direct one and read it.
 //! - [`matrix`]: a W x W traffic matrix (entry `[i][j]` = size from i to j)
 //!   in, as an instance.
 //! - [`read_schedule_file`], [`validate_schedule_file`], [`load_schedule`]:
@@ -27,8 +32,11 @@ pub mod matrix;
 pub mod msccl_xml;
 pub mod mscclpp_dsl;
 pub mod p2p_json;
+mod relay_file;
+pub mod relay_p2p;
 mod schedule_file;
 
+pub use relay_file::{is_relay_schedule_file, read_relay_schedule_file};
 pub use schedule_file::{load_schedule, read_schedule_file, validate_schedule_file};
 
 pub use limits::check_program_size;
@@ -55,6 +63,8 @@ pub enum InteropError {
     Lower(#[from] crate::lower::p2p::LowerError),
     #[error(transparent)]
     Input(#[from] crate::instance::InputError),
+    #[error(transparent)]
+    RelayProgram(#[from] crate::relay::program::ProgramError),
     /// The file is readable but not a program of its format; the message
     /// names the rank, tick and operation (or line and column).
     #[error("{0}")]

@@ -62,7 +62,8 @@ pub struct P2pDemand {
     pub bw: Option<u64>,
 }
 
-fn demands_of(inst: &Instance) -> Vec<P2pDemand> {
+/// The demands of `inst` as a program lists them (the relay program's too).
+pub(crate) fn demands_of(inst: &Instance) -> Vec<P2pDemand> {
     inst.demands()
         .iter()
         .enumerate()

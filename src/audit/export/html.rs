@@ -408,6 +408,13 @@ impl AuditExporter for Html {
             a.chunks
         );
         let _ = writeln!(s, "<p><b>{}</b></p>", esc(&a.optimum_sentence()));
+        if let Some(relay) = &a.relay {
+            let _ = writeln!(s, "<p>{}</p>\n<ul>", esc(&relay.sentence(a.best_ticks)));
+            for r in &relay.schedules {
+                let _ = writeln!(s, "<li>{}</li>", esc(&r.line()));
+            }
+            s.push_str("</ul>\n");
+        }
         let _ = writeln!(
             s,
             "<p>witness: <code>{}</code></p>",

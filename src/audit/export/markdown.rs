@@ -97,6 +97,12 @@ impl AuditExporter for Markdown {
             "\ntickopt's own schedule: {} ticks ({}, solver {}).",
             a.best_ticks, a.optimum_status, a.solver
         )?;
+        if let Some(relay) = &a.relay {
+            writeln!(w, "\n## Relayed\n\n{}.\n", relay.sentence(a.best_ticks))?;
+            for r in &relay.schedules {
+                writeln!(w, "- {}", r.line())?;
+            }
+        }
         let failing: Vec<_> = rows.iter().filter(|r| !r.audit.passed).collect();
         if !failing.is_empty() {
             writeln!(w, "\n## Not passed\n")?;
