@@ -31,7 +31,18 @@ impl Grid {
     }
 
     /// Makes `tick` a row of the grid (growing it at either end).
+    #[inline]
     fn ensure(&mut self, tick: i64) -> usize {
+        let row = tick + self.offset;
+        if row >= 0 && (row as usize) < self.rows {
+            return row as usize;
+        }
+        self.grow(tick)
+    }
+
+    /// [`Grid::ensure`] for a tick outside the grid.
+    #[cold]
+    fn grow(&mut self, tick: i64) -> usize {
         if tick + self.offset < 0 {
             let extra = ((-(tick + self.offset)) as usize).max(self.rows / 8 + 2);
             let pad = vec![0u8; extra * self.n];

@@ -34,12 +34,15 @@ use crate::relay::schedule::{Hop, RelayRun};
 /// known (`super::build_schedule` shifts them back).
 pub(crate) const BIAS: i64 = 1 << 40;
 
-/// One demand of a pair's sequence: its index, ends and chunk count.
+/// One demand of a pair's sequence: its index, ends (and their indices
+/// in their nodes) and chunk count.
 #[derive(Clone, Copy, Default)]
 struct Item {
     demand: u32,
     src: u32,
     dst: u32,
+    src_local: u32,
+    dst_local: u32,
     chunks: u64,
 }
 
@@ -82,13 +85,20 @@ pub(crate) fn place(
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
-    let g = tt.gpus_per_node;
-    for iv in intervals {
+    for (x, iv) in intervals.iter().enumerate() {
+        // The segments' state is scattered: load the next intervals' early
+        // (their values are not needed yet, only their cache lines).
+        if let Some(next) = intervals.get(x + 4) {
+            std::hint::black_box(cursors[next.cursor as usize].at);
+        }
+        if let Some(next) = intervals.get(x + 2) {
+            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
+        }
         let k = iv.rail;
         let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
         let cur = &mut cursors[iv.cursor as usize];
         let mut item = seq[cur.at];
-        let (mut relay_first, mut relay_last) = (item.src % g != k, item.dst % g != k);
+        let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
         for s in 0..iv.len {
             let t = (iv.start + s) as i64;
             let mut first = 0i64;
@@ -124,8 +134,8 @@ pub(crate) fn place(
                 cur.chunk = 0;
                 if s + 1 < iv.len {
                     item = seq[cur.at];
-                    relay_first = item.src % g != k;
-                    relay_last = item.dst % g != k;
+                    relay_first = item.src_local != k;
+                    relay_last = item.dst_local != k;
                 }
             }
         }
@@ -262,6 +272,8 @@ fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<It
                 demand: d as u32,
                 src: dem.src,
                 dst: dem.dst,
+                src_local: dem.src % tt.gpus_per_node,
+                dst_local: dem.dst % tt.gpus_per_node,
                 chunks: inst.chunks(d),
             };
             count[p] += 1;
