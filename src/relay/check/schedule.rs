@@ -70,13 +70,22 @@ const PORTS: [(&str, bool); 4] = [
     ("NVLink in", false),
 ];
 
-/// A port held over ticks `start..end` by one run's hop.
-#[derive(Clone, Copy)]
-struct Hold {
-    start: u64,
-    end: u64,
-    /// `gpu * 4 + kind` (kind: the index in [`PORTS`]).
-    port: u64,
+/// Calls `f(start, end, port)` for every port a run's hop holds, ticks
+/// `start..end`, `port` = `gpu * 4 + kind` (kind: the index in [`PORTS`]).
+/// Only for runs that passed the route checks (no tick overflows).
+fn each_hold(s: &RelaySchedule, g: u32, mut f: impl FnMut(u64, u64, u64)) {
+    for c in &s.runs {
+        for hop in c.hops() {
+            let (out, inn) = if hop.from / g != hop.to / g {
+                (0u64, 1u64)
+            } else {
+                (2, 3)
+            };
+            let end = hop.tick + c.count;
+            f(hop.tick, end, hop.from as u64 * 4 + out);
+            f(hop.tick, end, hop.to as u64 * 4 + inn);
+        }
+    }
 }
 
 /// Checks `s` against `inst` on machine `tt` (module docs).
@@ -85,7 +94,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
         .map_err(|e| RelayInvalid::Machine(e.to_string()))?;
     let g = tt.gpus_per_node;
     let demands = inst.demands();
-    let mut holds: Vec<Hold> = Vec::with_capacity(s.runs.len() * 5);
+    let mut holds = 0usize;
     for (at, c) in s.runs.iter().enumerate() {
         let d = c.demand as usize;
         let Some(dem) = demands.get(d) else {
@@ -125,14 +134,14 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             }
             // The run's last chunk takes this hop in tick `tick + count - 1`.
             let end = hop.tick.checked_add(c.count).filter(|&e| e <= s.ticks);
-            let Some(end) = end else {
+            if end.is_none() {
                 return Err(route(format!(
                     "hop {h} of the run's last chunk is in tick {} + {}, past the schedule's {} ticks",
                     hop.tick,
                     c.count - 1,
                     s.ticks
                 )));
-            };
+            }
             if h > 0 && (hops[h - 1].to != hop.from || hops[h - 1].tick >= hop.tick) {
                 return Err(route(format!(
                     "hop {h} ({} -> {} in tick {}) does not follow hop {} ({} -> {} in tick {})",
@@ -147,14 +156,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             }
             let nic = hop.from / g != hop.to / g;
             shape[h] = if nic { b'N' } else { b'V' };
-            let (out, inn) = if nic { (0u64, 1u64) } else { (2, 3) };
-            for (gpu, kind) in [(hop.from, out), (hop.to, inn)] {
-                holds.push(Hold {
-                    start: hop.tick,
-                    end,
-                    port: gpu as u64 * 4 + kind,
-                });
-            }
+            holds += 2;
         }
         let inter = dem.src / g != dem.dst / g;
         let shape = &shape[..hops.len()];
@@ -172,7 +174,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
         }
     }
     check_coverage(inst, s)?;
-    check_ports(&holds, s.ticks, inst.slots, tt.nvlink_speedup as u64)
+    check_ports(s, g, holds, inst.slots, tt.nvlink_speedup as u64)
 }
 
 /// Every demand's runs tile its chunks: sorted by first chunk (runs
@@ -228,44 +230,52 @@ fn check_coverage(inst: &Instance, s: &RelaySchedule) -> Result<(), RelayInvalid
     Ok(())
 }
 
-/// Counts each port's holds tick by tick and refuses any count above its
-/// capacity: the holds' ends and starts bucketed by tick (a counting sort,
-/// ends first within a tick), then one sweep. Linear in holds and ticks
-/// (a schedule with far more ticks than holds is sorted instead).
-fn check_ports(holds: &[Hold], ticks: u64, slots: u32, rho: u64) -> Result<(), RelayInvalid> {
+/// Counts each port's holds (`holds` of them, [`each_hold`]) tick by tick
+/// and refuses any count above its capacity: the holds' ends and starts
+/// bucketed by tick (a counting sort, ends first within a tick), then one
+/// sweep. Linear in holds and ticks (a schedule with far more ticks than
+/// holds is sorted instead).
+fn check_ports(
+    s: &RelaySchedule,
+    g: u32,
+    holds: usize,
+    slots: u32,
+    rho: u64,
+) -> Result<(), RelayInvalid> {
     // Events: port * 2 + 1 for a start, port * 2 for an end; ordered by
     // tick, ends before starts.
     let mut count = vec![0u64; slots as usize * 4];
-    if ticks <= 4 * holds.len() as u64 + 1024 {
-        let t = ticks as usize;
+    if s.ticks <= 4 * holds as u64 + 1024 {
+        let t = s.ticks as usize;
         let mut start = vec![0usize; t + 2];
-        for h in holds {
-            start[h.start as usize + 1] += 1;
-            start[h.end as usize + 1] += 1;
-        }
+        each_hold(s, g, |a, e, _| {
+            start[a as usize + 1] += 1;
+            start[e as usize + 1] += 1;
+        });
         for i in 0..=t {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut events = vec![0u64; holds.len() * 2];
-        for h in holds {
-            events[fill[h.end as usize]] = h.port * 2;
-            fill[h.end as usize] += 1;
-        }
-        for h in holds {
-            events[fill[h.start as usize]] = h.port * 2 + 1;
-            fill[h.start as usize] += 1;
-        }
+        let mut events = vec![0u64; holds * 2];
+        each_hold(s, g, |_, e, port| {
+            events[fill[e as usize]] = port * 2;
+            fill[e as usize] += 1;
+        });
+        each_hold(s, g, |a, _, port| {
+            events[fill[a as usize]] = port * 2 + 1;
+            fill[a as usize] += 1;
+        });
         for tick in 0..=t {
             for &e in &events[start[tick]..start[tick + 1]] {
                 sweep(&mut count, tick as u64, e, rho)?;
             }
         }
     } else {
-        let mut events: Vec<(u64, u64)> = holds
-            .iter()
-            .flat_map(|h| [(h.end, h.port * 2), (h.start, h.port * 2 + 1)])
-            .collect();
+        let mut events: Vec<(u64, u64)> = Vec::with_capacity(holds * 2);
+        each_hold(s, g, |a, e, port| {
+            events.push((e, port * 2));
+            events.push((a, port * 2 + 1));
+        });
         events.sort_unstable_by_key(|&(t, e)| (t, e & 1));
         for (tick, e) in events {
             sweep(&mut count, tick, e, rho)?;
