@@ -105,7 +105,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             });
         };
         let chunks = inst.chunks(d);
-        if c.count == 0 || c.chunk.checked_add(c.count).is_none_or(|e| e > chunks) {
+        if c.count == 0 || c.chunk.checked_add(c.count).map_or(true, |e| e > chunks) {
             return Err(RelayInvalid::UnknownChunk {
                 at,
                 demand: c.demand,
