@@ -7,7 +7,7 @@ use tickopt::gen::skew::Skew;
 use tickopt::instance::{Demand, Instance, Limits, Model};
 use tickopt::relay::check::{check_certificate, validate_relay, CertificateError, RelayInvalid};
 use tickopt::relay::program::relay_program;
-use tickopt::relay::{plan_relay, BoundKind, RelayError, TwoTier};
+use tickopt::relay::{plan_relay, BoundKind, RelayError, RelayRun, RelaySchedule, TwoTier};
 
 fn machine(g: u32, rho: u32) -> TwoTier {
     TwoTier {
@@ -192,17 +192,17 @@ fn doctored_schedules_are_refused() {
     let tt = machine(4, 1);
     let sol = plan_relay(&inst, tt).unwrap();
     let base = sol.schedule.clone();
-    // A chunk dropped.
+    // A run dropped.
     let mut s = base.clone();
-    s.chunks.pop();
+    s.runs.pop();
     assert!(matches!(
         validate_relay(&inst, tt, &s),
         Err(RelayInvalid::Coverage { .. })
     ));
-    // A chunk twice.
+    // A run twice.
     let mut s = base.clone();
-    let c = s.chunks[0];
-    s.chunks.push(c);
+    let c = s.runs[0];
+    s.runs.push(c);
     assert!(matches!(
         validate_relay(&inst, tt, &s),
         Err(RelayInvalid::Duplicate { .. })
@@ -210,11 +210,11 @@ fn doctored_schedules_are_refused() {
     // A relayed chunk's hops out of order.
     let mut s = base.clone();
     let at = s
-        .chunks
+        .runs
         .iter()
         .position(|c| c.hops().len() > 1)
         .expect("some chunk is relayed");
-    let h = s.chunks[at].hops_mut();
+    let h = s.runs[at].hops_mut();
     h[1].tick = h[0].tick;
     assert!(matches!(
         validate_relay(&inst, tt, &s),
@@ -222,7 +222,7 @@ fn doctored_schedules_are_refused() {
     ));
     // Every chunk in the first tick: some port overflows.
     let mut s = base.clone();
-    for c in &mut s.chunks {
+    for c in &mut s.runs {
         for (k, h) in c.hops_mut().iter_mut().enumerate() {
             h.tick = k as u64;
         }
@@ -237,6 +237,109 @@ fn doctored_schedules_are_refused() {
     assert!(matches!(
         validate_relay(&inst, tt, &s),
         Err(RelayInvalid::Route { .. })
+    ));
+}
+
+#[test]
+fn runs_mean_their_chunks_one_tick_apart() {
+    let inst = moe(64, 4, 4, 1.2, 3);
+    let tt = machine(8, 4);
+    let sol = plan_relay(&inst, tt).unwrap();
+    let runs = &sol.schedule.runs;
+    assert!(
+        runs.len() < inst.demands().len() * 2,
+        "{} runs for {} demands",
+        runs.len(),
+        inst.demands().len()
+    );
+    assert_eq!(sol.schedule.chunk_count(), inst.total_chunks());
+    // Every run cut into single chunks is the same schedule.
+    let single: Vec<RelayRun> = runs
+        .iter()
+        .flat_map(|r| {
+            r.chunks()
+                .map(move |(c, h, len)| RelayRun::new(r.demand, c, 1, &h[..len]).unwrap())
+        })
+        .collect();
+    let cut = RelaySchedule {
+        ticks: sol.schedule.ticks,
+        runs: single,
+    };
+    validate_relay(&inst, tt, &cut).unwrap();
+    assert_eq!(
+        relay_program(&inst, &cut).unwrap(),
+        relay_program(&inst, &sol.schedule).unwrap()
+    );
+    // The JSON form keeps the runs.
+    let back = RelaySchedule::from_json(sol.schedule.to_json()).unwrap();
+    assert_eq!(back, sol.schedule);
+    // A run one chunk longer overlaps the next run of its demand, or
+    // runs past the demand's chunks.
+    let at = runs
+        .iter()
+        .position(|r| r.count >= 2)
+        .expect("some run has two chunks");
+    let mut s = sol.schedule.clone();
+    s.runs[at].count += 1;
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Duplicate { .. } | RelayInvalid::UnknownChunk { .. })
+    ));
+    // One chunk short leaves it undelivered.
+    let mut s = sol.schedule.clone();
+    s.runs[at].count -= 1;
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Coverage { .. })
+    ));
+    // A run moved one tick later onto the NIC its rail uses then.
+    let nic = runs
+        .iter()
+        .position(|r| r.hops().len() == 1 && r.hops()[0].from / 8 != r.hops()[0].to / 8)
+        .expect("some chunk goes straight over its NIC");
+    let mut s = sol.schedule.clone();
+    let h = s.runs[nic].hops()[0];
+    let clash = runs
+        .iter()
+        .enumerate()
+        .find(|(i, r)| {
+            *i != nic
+                && r.hops()
+                    .iter()
+                    .any(|x| x.from == h.from && x.from / 8 != x.to / 8 && x.tick != h.tick)
+        })
+        .map(|(_, r)| {
+            r.hops()
+                .iter()
+                .find(|x| x.from == h.from && x.from / 8 != x.to / 8)
+                .unwrap()
+                .tick
+        })
+        .expect("the NIC sends another run");
+    s.runs[nic].hops_mut()[0].tick = clash;
+    s.ticks = s.ticks.max(clash + s.runs[nic].count);
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Port { .. })
+    ));
+}
+
+#[test]
+fn a_schedule_with_far_more_ticks_than_hops_is_checked_all_the_same() {
+    let inst = random(8, 13);
+    let tt = machine(4, 2);
+    let sol = plan_relay(&inst, tt).unwrap();
+    let mut s = sol.schedule.clone();
+    s.ticks = 1 << 40;
+    validate_relay(&inst, tt, &s).unwrap();
+    for c in &mut s.runs {
+        for (k, h) in c.hops_mut().iter_mut().enumerate() {
+            h.tick = (1 << 39) + k as u64;
+        }
+    }
+    assert!(matches!(
+        validate_relay(&inst, tt, &s),
+        Err(RelayInvalid::Port { .. })
     ));
 }
 
@@ -271,9 +374,13 @@ fn the_program_moves_every_byte_once() {
     assert_eq!(sends, recvs);
     let hops: u64 = sol
         .schedule
-        .chunks
+        .runs
         .iter()
-        .map(|c| inst.chunk_len(c.demand as usize, c.chunk).div_ceil(8) * c.hops().len() as u64)
+        .flat_map(|r| {
+            r.chunks()
+                .map(move |(c, _, len)| (r.demand as usize, c, len))
+        })
+        .map(|(d, c, len)| inst.chunk_len(d, c).div_ceil(8) * len as u64)
         .sum();
     assert_eq!(sends, hops);
     assert_eq!(

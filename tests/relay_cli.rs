@@ -107,6 +107,35 @@ fn solve_writes_a_relay_plan_that_verify_recomputes() {
         std::fs::read_to_string(d.join("sum.json")).unwrap(),
         "the same plan as with the flags"
     );
+    // The machine recorded in an instance JSON's keys, no flags.
+    let demands: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<u64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            serde_json::json!({"src_slot": f[0], "dst_slot": f[1], "bits_total": f[2]})
+        })
+        .collect();
+    let mut inst = serde_json::json!({
+        "version": 0, "model": "READ1_WRITE1", "slots": 16,
+        "copy_bw_bits_per_tick": 64, "demands": demands,
+        "gpus_per_node": 4, "nvlink_speedup": 4,
+    });
+    std::fs::write(d.join("meta_inst.json"), inst.to_string()).unwrap();
+    let (rc, _, err) = tickopt(&["solve", "meta_inst.json", "--summary", "meta_j.json"], d);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("gpus_per_node 4 from meta_inst.json"), "{err}");
+    assert!(!err.contains("unknown key"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("meta_j.json")).unwrap(),
+        std::fs::read_to_string(d.join("sum.json")).unwrap(),
+        "the same plan as with the flags"
+    );
+    inst["nvlink_speedup"] = serde_json::json!(0);
+    std::fs::write(d.join("bad_inst.json"), inst.to_string()).unwrap();
+    let (rc, _, err) = tickopt(&["solve", "bad_inst.json"], d);
+    assert_ne!(rc, 0);
+    assert!(err.contains("\"nvlink_speedup\" is 0"), "{err}");
     // STRICT1 is refused by name.
     let (rc, _, err) = tickopt(
         &[

@@ -22,7 +22,8 @@ pub struct RelayArgs {
     /// export: the machine a relay schedule is checked on. audit: add the
     /// relayed lower bound and each schedule against it. READ1_WRITE1
     /// only. Needs --nvlink-speedup. A demands CSV may record both as
-    /// `# gpus_per_node=G` and `# nvlink_speedup=RHO` comment lines instead.
+    /// `# gpus_per_node=G` and `# nvlink_speedup=RHO` comment lines instead,
+    /// an instance JSON as its keys "gpus_per_node" and "nvlink_speedup".
     #[arg(long, value_name = "G")]
     pub gpus_per_node: Option<u32>,
     /// Chunks an NVLink port carries each way per tick (a NIC carries one).
@@ -31,9 +32,10 @@ pub struct RelayArgs {
 }
 
 impl RelayArgs {
-    /// The machine, when one is asked for: the flags, else what a demands
-    /// CSV's leading comment lines record (`# gpus_per_node=G`,
-    /// `# nvlink_speedup=RHO`; doc/formats.md); both or neither.
+    /// The machine, when one is asked for: the flags, else what the input
+    /// records (a demands CSV's leading comment lines `# gpus_per_node=G`,
+    /// `# nvlink_speedup=RHO`, an instance JSON's keys of those names;
+    /// doc/formats.md); both or neither.
     pub fn machine(&self, input: &Path) -> anyhow::Result<Option<TwoTier>> {
         let (mut g, mut rho) = (self.gpus_per_node, self.nvlink_speedup);
         if g.is_none() || rho.is_none() {
@@ -57,8 +59,9 @@ impl RelayArgs {
     }
 }
 
-/// The machine a demands CSV's leading comment lines record (an instance
-/// JSON records none: its keys are read by the instance reader alone).
+/// The machine the input records: a demands CSV's leading comment lines
+/// or an instance JSON's top-level keys `gpus_per_node` and
+/// `nvlink_speedup` (each an integer >= 1 when present).
 fn recorded_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
     use crate::instance::{recorded_value, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY};
     use std::io::Read;
@@ -70,7 +73,7 @@ fn recorded_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> 
         .read_to_end(&mut head)
         .with_context(|| format!("cannot read {}", input.display()))?;
     if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-        return Ok((None, None));
+        return json_machine(input);
     }
     let read = |key: &str| -> anyhow::Result<Option<u32>> {
         match recorded_value(&head, key).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))? {
@@ -88,6 +91,42 @@ fn recorded_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> 
         }
     };
     Ok((read(GPUS_PER_NODE_KEY)?, read(NVLINK_SPEEDUP_KEY)?))
+}
+
+/// The machine keys of an instance JSON (the rest of the document is
+/// skipped unread; the instance reader checks it).
+fn json_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
+    #[derive(serde::Deserialize)]
+    struct Machine {
+        gpus_per_node: Option<serde_json::Value>,
+        nvlink_speedup: Option<serde_json::Value>,
+    }
+    let file =
+        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
+    let Ok(m) = serde_json::from_reader::<_, Machine>(std::io::BufReader::new(file)) else {
+        // Not an object of that shape: the instance reader says why.
+        return Ok((None, None));
+    };
+    let read = |key: &str, v: Option<serde_json::Value>| -> anyhow::Result<Option<u32>> {
+        let Some(v) = v else { return Ok(None) };
+        let n = v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: \"{key}\" is {v}: expected an integer from 1 to {}",
+                    input.display(),
+                    u32::MAX
+                )
+            })?;
+        eprintln!("tickopt: {key} {n} from {}", input.display());
+        Ok(Some(n))
+    };
+    Ok((
+        read("gpus_per_node", m.gpus_per_node)?,
+        read("nvlink_speedup", m.nvlink_speedup)?,
+    ))
 }
 
 /// Plans `inst` on `tt` and writes the schedule and the summary (the

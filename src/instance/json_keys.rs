@@ -11,8 +11,11 @@
 use super::InputError;
 use serde_json::{Map, Value};
 
-/// The keys of an instance object.
-pub const INSTANCE_KEYS: [&str; 9] = [
+/// The keys of an instance object. `gpus_per_node` and `nvlink_speedup`
+/// describe the two-tier machine of a relay plan (issue 52); the instance
+/// reader accepts them and the relay command reads them
+/// (`cli::relay_cmd`).
+pub const INSTANCE_KEYS: [&str; 11] = [
     "version",
     "model",
     "slots",
@@ -22,6 +25,8 @@ pub const INSTANCE_KEYS: [&str; 9] = [
     "id",
     "notes",
     "cost",
+    "gpus_per_node",
+    "nvlink_speedup",
 ];
 
 /// The keys of the `"cost"` object (doc/design.md §12).

@@ -6,7 +6,8 @@
 //! plan pays the node's average. This module owns:
 //!
 //! - `model`: the machine ([`TwoTier`]) and [`RelayError`];
-//! - `schedule`: [`RelaySchedule`], every chunk's hops with their ticks;
+//! - `schedule`: [`RelaySchedule`], every chunk's hops with their ticks, as
+//!   runs of chunks one tick apart ([`RelayRun`]);
 //! - `certificate`: port weights that prove a lower bound ([`Certificate`]);
 //! - `bounds`: the node and NVLink bounds as certificates;
 //! - `lp`: the exact fractional optimum on HiGHS and its dual certificate;
@@ -31,7 +32,7 @@ pub mod solution;
 
 pub use certificate::{BoundKind, Certificate, PortKind, PortWeight};
 pub use model::{RelayError, TwoTier};
-pub use schedule::{Hop, RelayChunk, RelaySchedule};
+pub use schedule::{Hop, RelayRun, RelaySchedule};
 pub use solution::{RelaySolution, RelaySummary};
 
 use crate::instance::Instance;

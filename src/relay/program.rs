@@ -13,7 +13,8 @@
 //! hop, else into `stage`). A rank's operations are in tick order, sends
 //! before receives within a tick, and between one pair of ranks in the
 //! same order at both ends (tick, then the chunk's position in the
-//! schedule): the k-th send from r to p is the k-th receive at p from r.
+//! schedule, a run's chunks in order): the k-th send from r to p is the
+//! k-th receive at p from r.
 //! A forward's receive is in an earlier tick than its send, so it comes
 //! first in the list. Executed per rank in list order with sends that do
 //! not wait for their receiver (buffered or posted non-blocking), no rank
@@ -107,11 +108,14 @@ pub fn relay_program(inst: &Instance, s: &RelaySchedule) -> Result<RelayProgram,
     let mut stage_bytes = vec![0u64; n];
     // (tick, kind, peer, position) keys and ops per rank.
     let mut ops: Vec<Vec<((u64, OpKind, u32, usize), RelayOp)>> = vec![Vec::new(); n];
-    for (pos, c) in s.chunks.iter().enumerate() {
-        let d = c.demand as usize;
-        let start = c.chunk * (inst.demand_bw(d) / 8);
-        let bytes = inst.chunk_len(d, c.chunk).div_ceil(8);
-        let hops = c.hops();
+    let chunks = s.runs.iter().flat_map(|r| {
+        r.chunks()
+            .map(move |(chunk, hops, len)| (r.demand as usize, chunk, hops, len))
+    });
+    for (pos, (d, chunk, hops, len)) in chunks.enumerate() {
+        let start = chunk * (inst.demand_bw(d) / 8);
+        let bytes = inst.chunk_len(d, chunk).div_ceil(8);
+        let hops = &hops[..len];
         let mut from = (Buffer::Input, in_off[d] + start);
         for (h, hop) in hops.iter().enumerate() {
             let to = if h + 1 == hops.len() {

@@ -134,7 +134,11 @@ pub fn export(
     tt: TwoTier,
     s: &RelaySchedule,
 ) -> Result<RelayP2pProgram, InteropError> {
-    let hops: u64 = s.chunks.iter().map(|c| c.hops().len() as u64).sum();
+    let hops: u64 = s
+        .runs
+        .iter()
+        .map(|r| (r.hops().len() as u64).saturating_mul(r.count))
+        .fold(0, u64::saturating_add);
     if hops.saturating_mul(2) > MAX_OPS {
         return Err(InteropError::Invalid(format!(
             "a relay program of {hops} hops has {} operations, over the {MAX_OPS} the exporter writes",

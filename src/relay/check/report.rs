@@ -98,14 +98,19 @@ impl RelayReport {
     pub fn of(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> RelayReport {
         let g = tt.gpus_per_node.max(1);
         let (mut relayed, mut nic, mut nvlink) = (0u64, 0u64, 0u64);
-        for c in &s.chunks {
-            let hops = c.hops();
-            relayed += u64::from(hops.len() > 1);
+        let mut chunks = 0u64;
+        for r in &s.runs {
+            // A run is `count` chunks on one route, one tick apart.
+            let (hops, n) = (r.hops(), r.count);
+            chunks = chunks.saturating_add(n);
+            if hops.len() > 1 {
+                relayed = relayed.saturating_add(n);
+            }
             for h in hops {
                 if h.from / g == h.to / g {
-                    nvlink += 1;
+                    nvlink = nvlink.saturating_add(n);
                 } else {
-                    nic += 1;
+                    nic = nic.saturating_add(n);
                 }
             }
         }
@@ -128,7 +133,7 @@ impl RelayReport {
             gpus_per_node: tt.gpus_per_node,
             nvlink_speedup: tt.nvlink_speedup,
             ticks_total: s.ticks,
-            chunks: s.chunks.len() as u64,
+            chunks,
             relayed_chunks: relayed,
             nic_hops: nic,
             nvlink_hops: nvlink,
@@ -170,7 +175,7 @@ impl RelayReport {
 mod tests {
     use super::*;
     use crate::instance::{Demand, Limits};
-    use crate::relay::schedule::{Hop, RelayChunk};
+    use crate::relay::schedule::{Hop, RelayRun};
 
     /// 4 GPUs in nodes of 2: one chunk 0 -> 3, relayed 0 -> 1 -> 2 -> 3.
     fn case() -> (Instance, TwoTier, RelaySchedule) {
@@ -187,7 +192,7 @@ mod tests {
         let hops = [(0, 0, 1), (1, 1, 2), (2, 2, 3)].map(|(tick, from, to)| Hop { tick, from, to });
         let s = RelaySchedule {
             ticks: 3,
-            chunks: vec![RelayChunk::new(0, 0, &hops).unwrap()],
+            runs: vec![RelayRun::new(0, 0, 1, &hops).unwrap()],
         };
         (inst, tt, s)
     }
@@ -206,7 +211,7 @@ mod tests {
     #[test]
     fn a_hop_before_its_predecessor_fails_as_a_route_error() {
         let (inst, tt, mut s) = case();
-        s.chunks[0].hops_mut()[1].tick = 0;
+        s.runs[0].hops_mut()[1].tick = 0;
         let r = RelayReport::of(&inst, tt, &s);
         assert!(!r.passed());
         assert_eq!(r.errors[0].kind, RelayErrorKind::Route);
@@ -241,9 +246,9 @@ mod tests {
         }];
         let s = RelaySchedule {
             ticks: 1 << 40,
-            chunks: vec![
-                RelayChunk::new(0, 0, &hop).unwrap(),
-                RelayChunk::new(0, 1, &hop).unwrap(),
+            runs: vec![
+                RelayRun::new(0, 0, 1, &hop).unwrap(),
+                RelayRun::new(0, 1, 1, &hop).unwrap(),
             ],
         };
         let r = RelayReport::of(&inst, tt, &s);

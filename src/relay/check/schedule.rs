@@ -1,21 +1,27 @@
 //! The relay schedule validator. It shares no code with the planner: it
-//! reads the instance, the machine and the hops, and checks
+//! reads the instance, the machine and the runs, and checks
 //!
-//! - every chunk `(demand, chunk)` of the instance appears exactly once;
+//! - every chunk `(demand, chunk)` of the instance appears in exactly one
+//!   run (runs of a demand tile its chunks without gap or overlap);
 //! - each route starts at the demand's source, ends at its destination,
 //!   and its hops chain (`to` of one is `from` of the next), in strictly
-//!   increasing ticks below the schedule's length;
+//!   increasing ticks, the run's last chunk's below the schedule's length;
 //! - the route's shape is the model's: an intra-node demand one NVLink
 //!   hop; an inter-node demand exactly one NIC hop, at most one NVLink hop
 //!   before it (in the source node) and one after (in the destination node);
 //! - per tick, every NIC sends and receives at most one chunk and every
 //!   NVLink port carries at most rho chunks out and rho in.
+//!
+//! A run's chunks all take the same route one tick apart, so a run holds
+//! each port it uses for an interval of ticks: the port check sweeps the
+//! intervals' ends and starts in tick order. Linear in runs, demands and
+//! ticks; no work per chunk.
 
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::RelaySchedule;
 
-/// Why a relay schedule is not valid; each names the chunk (its position
+/// Why a relay schedule is not valid; each names the run (its position
 /// in the schedule) or the port and tick.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RelayInvalid {
@@ -56,7 +62,7 @@ pub enum RelayInvalid {
     Machine(String),
 }
 
-/// Port kinds of the per-tick count, in key order.
+/// Port kinds, in the order of their index in a port key.
 const PORTS: [(&str, bool); 4] = [
     ("NIC out", true),
     ("NIC in", true),
@@ -64,23 +70,32 @@ const PORTS: [(&str, bool); 4] = [
     ("NVLink in", false),
 ];
 
-/// Checks `s` against `inst` on machine `tt` (module docs). Linear in the
-/// hops plus a sort of the port uses.
+/// Calls `f(start, end, port)` for every port a run's hop holds, ticks
+/// `start..end`, `port` = `gpu * 4 + kind` (kind: the index in [`PORTS`]).
+/// Only for runs that passed the route checks (no tick overflows).
+fn each_hold(s: &RelaySchedule, g: u32, mut f: impl FnMut(u64, u64, u64)) {
+    for c in &s.runs {
+        for hop in c.hops() {
+            let (out, inn) = if hop.from / g != hop.to / g {
+                (0u64, 1u64)
+            } else {
+                (2, 3)
+            };
+            let end = hop.tick + c.count;
+            f(hop.tick, end, hop.from as u64 * 4 + out);
+            f(hop.tick, end, hop.to as u64 * 4 + inn);
+        }
+    }
+}
+
+/// Checks `s` against `inst` on machine `tt` (module docs).
 pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result<(), RelayInvalid> {
     tt.check(inst)
         .map_err(|e| RelayInvalid::Machine(e.to_string()))?;
     let g = tt.gpus_per_node;
     let demands = inst.demands();
-    let mut seen_start = Vec::with_capacity(demands.len() + 1);
-    let mut acc = 0u64;
-    for i in 0..demands.len() {
-        seen_start.push(acc);
-        acc += inst.chunks(i);
-    }
-    let mut seen = vec![false; acc as usize];
-    let mut sent = vec![0u64; demands.len()];
-    let mut uses: Vec<(u64, u32, u8)> = Vec::with_capacity(s.chunks.len() * 4);
-    for (at, c) in s.chunks.iter().enumerate() {
+    let mut holds = 0usize;
+    for (at, c) in s.runs.iter().enumerate() {
         let d = c.demand as usize;
         let Some(dem) = demands.get(d) else {
             return Err(RelayInvalid::UnknownDemand {
@@ -89,23 +104,15 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
                 demands: demands.len(),
             });
         };
-        if c.chunk >= inst.chunks(d) {
+        let chunks = inst.chunks(d);
+        if c.count == 0 || c.chunk.checked_add(c.count).map_or(true, |e| e > chunks) {
             return Err(RelayInvalid::UnknownChunk {
                 at,
                 demand: c.demand,
-                chunk: c.chunk,
-                chunks: inst.chunks(d),
+                chunk: c.chunk.saturating_add(c.count.max(1) - 1),
+                chunks,
             });
         }
-        let slot = (seen_start[d] + c.chunk) as usize;
-        if std::mem::replace(&mut seen[slot], true) {
-            return Err(RelayInvalid::Duplicate {
-                at,
-                demand: c.demand,
-                chunk: c.chunk,
-            });
-        }
-        sent[d] += 1;
         let route = |what: String| RelayInvalid::Route { at, what };
         let hops = c.hops();
         if hops[0].from != dem.src || hops[hops.len() - 1].to != dem.dst {
@@ -125,10 +132,14 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
                     hop.from, hop.to
                 )));
             }
-            if hop.tick >= s.ticks {
+            // The run's last chunk takes this hop in tick `tick + count - 1`.
+            let end = hop.tick.checked_add(c.count).filter(|&e| e <= s.ticks);
+            if end.is_none() {
                 return Err(route(format!(
-                    "hop {h} is in tick {}, past the schedule's {} ticks",
-                    hop.tick, s.ticks
+                    "hop {h} of the run's last chunk is in tick {} + {}, past the schedule's {} ticks",
+                    hop.tick,
+                    c.count - 1,
+                    s.ticks
                 )));
             }
             if h > 0 && (hops[h - 1].to != hop.from || hops[h - 1].tick >= hop.tick) {
@@ -145,9 +156,7 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             }
             let nic = hop.from / g != hop.to / g;
             shape[h] = if nic { b'N' } else { b'V' };
-            let (out, inn) = if nic { (0u8, 1u8) } else { (2, 3) };
-            uses.push((hop.tick, hop.from, out));
-            uses.push((hop.tick, hop.to, inn));
+            holds += 2;
         }
         let inter = dem.src / g != dem.dst / g;
         let shape = &shape[..hops.len()];
@@ -164,14 +173,56 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             )));
         }
     }
-    check_ports(&uses, s.ticks, inst.slots, tt.nvlink_speedup as u64)?;
+    check_coverage(inst, s)?;
+    check_ports(s, g, holds, inst.slots, tt.nvlink_speedup as u64)
+}
+
+/// Every demand's runs tile its chunks: sorted by first chunk (runs
+/// bucketed by demand), each starts where the one before ends, the first
+/// at 0, the last ending at the demand's chunk count. An overlap is a
+/// duplicate, a gap or a short end a missing chunk. (Each run was checked
+/// to lie inside its demand.)
+fn check_coverage(inst: &Instance, s: &RelaySchedule) -> Result<(), RelayInvalid> {
+    let demands = inst.demands();
+    let mut start = vec![0usize; demands.len() + 1];
+    for c in &s.runs {
+        start[c.demand as usize + 1] += 1;
+    }
+    for d in 0..demands.len() {
+        start[d + 1] += start[d];
+    }
+    let mut fill = start.clone();
+    let mut by_demand = vec![0usize; s.runs.len()];
+    for (at, c) in s.runs.iter().enumerate() {
+        by_demand[fill[c.demand as usize]] = at;
+        fill[c.demand as usize] += 1;
+    }
     for (d, dem) in demands.iter().enumerate() {
-        if sent[d] != inst.chunks(d) {
+        let mine = &mut by_demand[start[d]..start[d + 1]];
+        mine.sort_unstable_by_key(|&at| (s.runs[at].chunk, at));
+        let mut next = 0u64;
+        let mut sent = 0u64;
+        for &at in mine.iter() {
+            let c = &s.runs[at];
+            if c.chunk < next {
+                return Err(RelayInvalid::Duplicate {
+                    at,
+                    demand: c.demand,
+                    chunk: c.chunk,
+                });
+            }
+            if c.chunk > next {
+                break;
+            }
+            next = c.chunk + c.count;
+            sent += c.count;
+        }
+        if next != inst.chunks(d) {
             return Err(RelayInvalid::Coverage {
                 demand: d,
                 src: dem.src,
                 dst: dem.dst,
-                sent: sent[d],
+                sent,
                 chunks: inst.chunks(d),
             });
         }
@@ -179,65 +230,77 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
     Ok(())
 }
 
-/// Counts each (tick, GPU, port) and refuses any above its capacity:
-/// the uses bucketed by tick (a counting sort), then one count per GPU
-/// and port kind, reset by a stamp when the tick changes. Linear. A
-/// length with more ticks than uses (mostly empty ticks: a length read
-/// from a file can be anything) sorts the uses instead of bucketing
-/// every tick, O(uses log uses).
+/// Counts each port's holds (`holds` of them, [`each_hold`]) tick by tick
+/// and refuses any count above its capacity: the holds' ends and starts
+/// bucketed by tick (a counting sort, ends first within a tick), then one
+/// sweep. Linear in holds and ticks (a schedule with far more ticks than
+/// holds is sorted instead).
 fn check_ports(
-    uses: &[(u64, u32, u8)],
-    ticks: u64,
+    s: &RelaySchedule,
+    g: u32,
+    holds: usize,
     slots: u32,
     rho: u64,
 ) -> Result<(), RelayInvalid> {
-    if ticks > uses.len() as u64 {
-        let mut sorted = uses.to_vec();
-        sorted.sort_unstable();
-        for run in sorted.chunk_by(|a, b| a == b) {
-            let (tick, gpu, kind) = run[0];
-            within_cap(tick, gpu, kind, run.len() as u64, rho)?;
+    // Events: port * 2 + 1 for a start, port * 2 for an end; ordered by
+    // tick, ends before starts.
+    let mut count = vec![0u64; slots as usize * 4];
+    if s.ticks <= 4 * holds as u64 + 1024 {
+        let t = s.ticks as usize;
+        let mut start = vec![0usize; t + 2];
+        each_hold(s, g, |a, e, _| {
+            start[a as usize + 1] += 1;
+            start[e as usize + 1] += 1;
+        });
+        for i in 0..=t {
+            start[i + 1] += start[i];
         }
-        return Ok(());
-    }
-    let mut start = vec![0usize; ticks as usize + 1];
-    for u in uses {
-        start[u.0 as usize + 1] += 1;
-    }
-    for t in 0..ticks as usize {
-        start[t + 1] += start[t];
-    }
-    let mut fill = start.clone();
-    let mut by_tick = vec![(0u32, 0u8); uses.len()];
-    for u in uses {
-        by_tick[fill[u.0 as usize]] = (u.1, u.2);
-        fill[u.0 as usize] += 1;
-    }
-    let mut count = vec![(u64::MAX, 0u64); slots as usize * 4];
-    for t in 0..ticks as usize {
-        for &(gpu, kind) in &by_tick[start[t]..start[t + 1]] {
-            let c = &mut count[gpu as usize * 4 + kind as usize];
-            if c.0 != t as u64 {
-                *c = (t as u64, 0);
+        let mut fill = start.clone();
+        let mut events = vec![0u64; holds * 2];
+        each_hold(s, g, |_, e, port| {
+            events[fill[e as usize]] = port * 2;
+            fill[e as usize] += 1;
+        });
+        each_hold(s, g, |a, _, port| {
+            events[fill[a as usize]] = port * 2 + 1;
+            fill[a as usize] += 1;
+        });
+        for tick in 0..=t {
+            for &e in &events[start[tick]..start[tick + 1]] {
+                sweep(&mut count, tick as u64, e, rho)?;
             }
-            c.1 += 1;
-            within_cap(t as u64, gpu, kind, c.1, rho)?;
+        }
+    } else {
+        let mut events: Vec<(u64, u64)> = Vec::with_capacity(holds * 2);
+        each_hold(s, g, |a, e, port| {
+            events.push((e, port * 2));
+            events.push((a, port * 2 + 1));
+        });
+        events.sort_unstable_by_key(|&(t, e)| (t, e & 1));
+        for (tick, e) in events {
+            sweep(&mut count, tick, e, rho)?;
         }
     }
     Ok(())
 }
 
-/// Refuses `count` uses of GPU `gpu`'s port `kind` in tick `tick` when
-/// they are more than the port carries (1 for a NIC side, rho for NVLink).
-fn within_cap(tick: u64, gpu: u32, kind: u8, count: u64, rho: u64) -> Result<(), RelayInvalid> {
-    let (port, is_nic) = PORTS[kind as usize];
+/// One event of the sweep: an end frees its port, a start takes it and
+/// is refused above the port's capacity.
+fn sweep(count: &mut [u64], tick: u64, e: u64, rho: u64) -> Result<(), RelayInvalid> {
+    let port = (e >> 1) as usize;
+    if e & 1 == 0 {
+        count[port] -= 1;
+        return Ok(());
+    }
+    count[port] += 1;
+    let (name, is_nic) = PORTS[port % 4];
     let cap = if is_nic { 1 } else { rho };
-    if count > cap {
+    if count[port] > cap {
         return Err(RelayInvalid::Port {
             tick,
-            gpu,
-            port,
-            count,
+            gpu: (port / 4) as u32,
+            port: name,
+            count: count[port],
             cap,
         });
     }

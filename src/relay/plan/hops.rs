@@ -1,202 +1,312 @@
-//! The NVLink hops around the NIC layer: which GPU pair's chunk each NIC
-//! transfer carries, and the ticks of its NVLink hops.
+//! The NVLink hops around the NIC layer: which GPU pair's chunks each NIC
+//! interval carries, and the ticks of their NVLink hops, as runs.
 //!
-//! NIC ticks go in order. A transfer on rail `k` from node `a` to node `b`
-//! in tick `t` takes a chunk of a GPU pair `(a,i) -> (b,j)`: the pair
-//! whose first hop `(a,i) -> (a,k)` fits in tick `t-1` and whose last hop
-//! `(b,k) -> (b,j)` fits in `t+1` (no hop when `i = k`, resp. `j = k`),
-//! and among those the one whose source and destination GPUs have the
-//! most inter-node chunks left to place (the busiest GPUs' NVLink ports
-//! are the scarce ones: serving them first spreads their chunks over the
-//! ticks rather than piling them up at the end).
-//! When none fits both, the best one's hops move to the latest earlier
-//! (first hop) or earliest later (last hop) tick with room: the plan then
-//! grows past `NIC ticks + 2`. With rho >= G every pair fits (a GPU's
-//! NVLink carries at most G - 1 first hops and one last hop per tick), so
-//! the plan is the NIC layer plus two ticks. Intra-node chunks then take
-//! the earliest ticks with room on their one NVLink hop.
+//! Each node pair's demands form one sequence (by source GPU, then
+//! destination GPU) that the rails cut into consecutive segments, rail
+//! `k`'s segment of `(a,b)` as long as its share of the pair's chunks.
+//! With sources of about equal load, rail `k`'s segment is mostly GPU
+//! `k`'s own chunks, which need no first hop. A NIC interval of rail `k`
+//! for `(a,b)` takes the next chunks of that segment, one per tick: a
+//! chunk of `(a,i) -> (b,j)` sent in tick `t` takes its first hop
+//! `(a,i) -> (a,k)` in `t-1` and its last hop `(b,k) -> (b,j)` in `t+1`
+//! (none when `i = k`, resp. `j = k`) when NVLink has room there, else in
+//! the latest earlier (first hop) or earliest later (last hop) tick with
+//! room: the plan then grows past `NIC ticks + 2` only when such a move
+//! lands outside the NIC layer's ticks. With rho >= G every hop fits (a
+//! GPU's NVLink carries at most G - 1 first hops and one last hop per
+//! tick, and as many the other way), so the plan is the NIC layer plus
+//! two ticks. Intra-node chunks then take the earliest ticks with room on
+//! their one NVLink hop.
+//!
+//! Consecutive chunks of a demand whose hops all move one tick are one
+//! run ([`RelayRun`]): work and output grow with intervals and demands,
+//! and the only work per chunk is the NVLink count of its hops.
 
 use super::grid::Grid;
-use super::nic::NicSlot;
+use super::nic::Interval;
+use super::rails::RailLoads;
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
+use crate::relay::schedule::{Hop, RelayRun};
 
-/// GPUs per node up to which the per-GPU answers of a NIC transfer are
-/// kept in arrays on the stack (larger nodes compute them per pair).
-const MAX_LOCAL: usize = 16;
+/// Planning ticks are signed (a first hop may precede the NIC layer);
+/// runs store them shifted by this much until the plan's first tick is
+/// known (`super::build_schedule` shifts them back).
+pub(crate) const BIAS: i64 = 1 << 40;
 
-/// A chunk's hops in signed ticks (shifted to 0 at the end).
-pub(crate) type Placed = (u32, u64, [(i64, u32, u32); 3], u8);
-
-/// A GPU pair's chunks still to place.
-struct Entry {
-    i: u32,
-    j: u32,
+/// One demand of a pair's sequence: its index, ends (and their indices
+/// in their nodes) and chunk count.
+#[derive(Clone, Copy, Default)]
+struct Item {
     demand: u32,
-    next: u64,
-    left: u64,
+    src: u32,
+    dst: u32,
+    src_local: u32,
+    dst_local: u32,
+    chunks: u64,
 }
 
-impl Entry {
-    fn demand_src(&self, inst: &Instance) -> u32 {
-        inst.demands()[self.demand as usize].src
-    }
-    fn demand_dst(&self, inst: &Instance) -> u32 {
-        inst.demands()[self.demand as usize].dst
-    }
+/// Where a rail's segment of a pair stands: the sequence position of the
+/// demand it is in, the next chunk of that demand, and the run it is
+/// extending (not yet written: `count` 0 when there is none).
+#[derive(Clone, Copy)]
+struct Cursor {
+    at: usize,
+    chunk: u64,
+    run: Pending,
 }
 
-/// Inter-node chunks still to place, per source and per destination GPU,
-/// and per source GPU and destination node (`own[x * nodes + b]`).
-struct Left {
-    out: Vec<u64>,
-    inn: Vec<u64>,
-    own: Vec<u64>,
-    nodes: usize,
+/// A run being extended: its first chunk, count, and its first chunk's
+/// hops (the NIC hop's tick, the first and last hop's ticks relative to
+/// it, 0 when the hop is not taken).
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    chunk: u64,
+    count: u64,
+    nic: i64,
+    first: i64,
+    last: i64,
 }
 
-/// Places every chunk of `inst`: the inter-node ones on the NIC
-/// transfers `nic` (per tick), the intra-node ones after. Chunks in
-/// placement order.
-pub(crate) fn place(inst: &Instance, tt: TwoTier, nic: &[Vec<NicSlot>]) -> Vec<Placed> {
-    let nodes = tt.nodes(inst.slots) as usize;
-    let mut pools: Vec<Vec<Entry>> = (0..nodes * nodes).map(|_| Vec::new()).collect();
-    let mut intra = Vec::new();
-    for (d, dem) in inst.demands().iter().enumerate() {
-        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
-        if a == b {
-            intra.push(d);
-            continue;
-        }
-        let g = tt.gpus_per_node;
-        pools[a as usize * nodes + b as usize].push(Entry {
-            i: dem.src % g,
-            j: dem.dst % g,
-            demand: d as u32,
-            next: 0,
-            left: inst.chunks(d),
-        });
-    }
-    let mut left = Left {
-        out: vec![0; inst.slots as usize],
-        inn: vec![0; inst.slots as usize],
-        own: vec![0; inst.slots as usize * nodes],
-        nodes,
-    };
-    for pool in &pools {
-        for en in pool {
-            let (src, dst) = (en.demand_src(inst), en.demand_dst(inst));
-            left.out[src as usize] += en.left;
-            left.inn[dst as usize] += en.left;
-            left.own[src as usize * nodes + tt.node(dst) as usize] += en.left;
-        }
-    }
-    let n = inst.slots as usize;
-    let mut nic_sends = vec![u32::MAX; nic.len() * n];
-    for (t, slots) in nic.iter().enumerate() {
-        for s in slots {
-            nic_sends[t * n + tt.rank(s.a, s.rail) as usize] = s.b;
-        }
-    }
-    let mut grid = Grid::new(n, nic.len(), tt.nvlink_speedup, nic_sends);
-    let mut placed = Vec::with_capacity(inst.total_chunks() as usize);
-    for (t, slots) in nic.iter().enumerate() {
-        for s in slots {
-            placed.push(take_one(tt, &mut grid, &mut left, t as i64, s, &mut pools));
-        }
-    }
-    place_intra(inst, &mut grid, &intra, &mut placed);
-    placed
-}
-
-/// Chooses the pair for NIC transfer `s` in tick `t` and places its hops.
-fn take_one(
+/// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
+/// (`pairs`, `rails` and `intervals` as `super::nic` made them, the NIC
+/// layer `nic_ticks` long), the intra-node ones after. Runs in the order
+/// they were closed, ticks shifted by [`BIAS`].
+pub(crate) fn place(
+    inst: &Instance,
     tt: TwoTier,
-    grid: &mut Grid,
-    left: &mut Left,
-    t: i64,
-    s: &NicSlot,
-    pools: &mut [Vec<Entry>],
-) -> Placed {
-    let nodes = left.nodes;
-    let (sender, receiver) = (tt.rank(s.a, s.rail), tt.rank(s.b, s.rail));
-    // Does GPU x's NIC send in tick `at` need a first hop into x (no
-    // chunk of x's own left for that node)?
-    let own = &left.own;
-    let needs_first = |x: u32, at: i64| {
-        grid.nic_send(at, x)
-            .is_some_and(|dest| own[x as usize * nodes + dest as usize] == 0)
-    };
-    // Per local GPU of the two nodes: does its hop fit, how busy is it.
-    let g = tt.gpus_per_node as usize;
-    let mut first = [(false, 0u64); MAX_LOCAL];
-    let mut last = [(false, 0u64); MAX_LOCAL];
-    let first_of = |i: usize| {
-        let src = tt.rank(s.a, i as u32);
-        (
-            i as u32 == s.rail || grid.fits(t - 1, src, sender),
-            left.out[src as usize],
-        )
-    };
-    let last_of = |j: usize| {
-        let dst = tt.rank(s.b, j as u32);
-        (
-            j as u32 == s.rail || grid.fits_last(t + 1, receiver, dst, left.out[dst as usize] == 0),
-            left.inn[dst as usize],
-        )
-    };
-    if g <= MAX_LOCAL {
-        for i in 0..g {
-            first[i] = first_of(i);
-            last[i] = last_of(i);
+    pairs: &[(u32, u32, u64)],
+    rails: &RailLoads,
+    intervals: &[Interval],
+    nic_ticks: u64,
+) -> Vec<RelayRun> {
+    let (seq, pair_start) = sequences(inst, tt, pairs);
+    let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
+    let n = inst.slots as usize;
+    let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
+    let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
+    for (x, iv) in intervals.iter().enumerate() {
+        // The segments' state is scattered: load the next intervals' early
+        // (their values are not needed yet, only their cache lines).
+        if let Some(next) = intervals.get(x + 4) {
+            std::hint::black_box(cursors[next.cursor as usize].at);
+        }
+        if let Some(next) = intervals.get(x + 2) {
+            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
+        }
+        let k = iv.rail;
+        let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
+        let cur = &mut cursors[iv.cursor as usize];
+        let mut item = seq[cur.at];
+        let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
+        for s in 0..iv.len {
+            let t = (iv.start + s) as i64;
+            let mut first = 0i64;
+            if relay_first {
+                let at = grid.latest_fit(t - 1, item.src, sender);
+                grid.take(at, item.src, sender);
+                first = at - t;
+            }
+            let mut last = 0i64;
+            if relay_last {
+                let at = grid.earliest_fit(t + 1, receiver, item.dst);
+                grid.take(at, receiver, item.dst);
+                last = at - t;
+            }
+            let p = &mut cur.run;
+            if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
+                p.count += 1;
+            } else {
+                close(&mut runs, &item, *p, sender, receiver);
+                *p = Pending {
+                    chunk: cur.chunk,
+                    count: 1,
+                    nic: t,
+                    first,
+                    last,
+                };
+            }
+            cur.chunk += 1;
+            if cur.chunk == item.chunks {
+                close(&mut runs, &item, cur.run, sender, receiver);
+                cur.run.count = 0;
+                cur.at += 1;
+                cur.chunk = 0;
+                if s + 1 < iv.len {
+                    item = seq[cur.at];
+                    relay_first = item.src_local != k;
+                    relay_last = item.dst_local != k;
+                }
+            }
         }
     }
-    let mut best = (0usize, (0u8, 0u64));
-    for (e, en) in pools[s.a as usize * nodes + s.b as usize]
+    // Segments whose last demand continues on another rail.
+    for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
+        if cur.run.count > 0 {
+            let item = seq[cur.at];
+            let (a, b) = (tt.node(item.src), tt.node(item.dst));
+            close(
+                &mut runs,
+                &item,
+                cur.run,
+                tt.rank(a, iv_rail),
+                tt.rank(b, iv_rail),
+            );
+        }
+    }
+    place_intra(inst, tt, &mut grid, &mut runs);
+    runs
+}
+
+/// The rail of each cursor, in cursor order.
+fn cursor_rails(rails: &RailLoads) -> impl Iterator<Item = u32> + '_ {
+    rails
         .iter()
         .enumerate()
-    {
-        let ((first_ok, out), (last_ok, inn)) = if g <= MAX_LOCAL {
-            (first[en.i as usize], last[en.j as usize])
-        } else {
-            (first_of(en.i as usize), last_of(en.j as usize))
+        .flat_map(|(k, r)| std::iter::repeat(k as u32).take(r.len()))
+}
+
+/// Writes the pending run `p` of `item` (sent from NIC `sender` to NIC
+/// `receiver`) as a [`RelayRun`]; nothing when it is empty.
+fn close(runs: &mut Vec<RelayRun>, item: &Item, p: Pending, sender: u32, receiver: u32) {
+    if p.count == 0 {
+        return;
+    }
+    let tick = |dt: i64| (p.nic + dt + BIAS) as u64;
+    let mut hops = [Hop::default(); 3];
+    let mut len = 0;
+    if item.src != sender {
+        hops[len] = Hop {
+            tick: tick(p.first),
+            from: item.src,
+            to: sender,
         };
-        let score = (first_ok as u8 + last_ok as u8, out + inn);
-        if e == 0 || score > best.1 {
-            best = (e, score);
+        len += 1;
+    }
+    hops[len] = Hop {
+        tick: tick(0),
+        from: sender,
+        to: receiver,
+    };
+    len += 1;
+    if item.dst != receiver {
+        hops[len] = Hop {
+            tick: tick(p.last),
+            from: receiver,
+            to: item.dst,
+        };
+        len += 1;
+    }
+    runs.push(
+        RelayRun::new(item.demand, p.chunk, p.count, &hops[..len]).expect("one to three hops"),
+    );
+}
+
+/// Adds chunk `chunk` of demand `d` with `hops` to the run `open` when it
+/// continues it (next chunk, every hop one tick on), else as a new run;
+/// returns the run it went to.
+fn extend(runs: &mut Vec<RelayRun>, open: usize, d: u32, chunk: u64, hops: &[Hop]) -> usize {
+    if let Some(r) = runs.get_mut(open) {
+        let same = r.demand == d
+            && r.chunk + r.count == chunk
+            && r.hops().len() == hops.len()
+            && r.hops()
+                .iter()
+                .zip(hops)
+                .all(|(x, y)| x.tick + r.count == y.tick && x.from == y.from && x.to == y.to);
+        if same {
+            r.count += 1;
+            return open;
         }
     }
-    let keep = needs_first(
-        tt.rank(s.b, pools[s.a as usize * nodes + s.b as usize][best.0].j),
-        t + 2,
-    );
-    let pool = &mut pools[s.a as usize * nodes + s.b as usize];
-    let en = &mut pool[best.0];
-    let (src, dst) = (tt.rank(s.a, en.i), tt.rank(s.b, en.j));
-    let mut hops = [(0i64, 0u32, 0u32); 3];
-    let mut len = 0usize;
-    if en.i != s.rail {
-        let at = grid.latest_fit(t - 1, src, sender);
-        grid.take(at, src, sender);
-        hops[len] = (at, src, sender);
-        len += 1;
+    runs.push(RelayRun::new(d, chunk, 1, hops).expect("one to three hops"));
+    runs.len() - 1
+}
+
+/// Each node pair's inter-node demands in sequence order, `(demand,
+/// chunks)`, pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`. The
+/// instance's demands are sorted by source, then destination, so each
+/// pair's come in sequence order already.
+fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<Item>, Vec<usize>) {
+    let nodes = tt.nodes(inst.slots) as usize;
+    // Pairs of source node a are pairs[first[a]..first[a + 1]], by b.
+    let mut first = vec![0usize; nodes + 1];
+    for &(a, _, _) in pairs {
+        first[a as usize + 1] += 1;
     }
-    hops[len] = (t, sender, receiver);
-    len += 1;
-    if en.j != s.rail {
-        let at = grid.earliest_last(t + 1, receiver, dst, keep);
-        grid.take(at, receiver, dst);
-        hops[len] = (at, receiver, dst);
-        len += 1;
+    for a in 0..nodes {
+        first[a + 1] += first[a];
     }
-    let out = (en.demand, en.next, hops, len as u8);
-    left.out[src as usize] -= 1;
-    left.inn[dst as usize] -= 1;
-    left.own[src as usize * nodes + s.b as usize] -= 1;
-    en.next += 1;
-    en.left -= 1;
-    if en.left == 0 {
-        pool.remove(best.0);
+    let pair_of = |a: u32, b: u32| -> usize {
+        let mine = &pairs[first[a as usize]..first[a as usize + 1]];
+        first[a as usize]
+            + mine
+                .binary_search_by_key(&b, |p| p.1)
+                .expect("every inter-node demand's pair is listed")
+    };
+    let mut count = vec![0usize; pairs.len() + 1];
+    let mut pair_of_demand = Vec::with_capacity(inst.demands().len());
+    // Consecutive demands mostly share their pair: remember the last.
+    let mut last = (u32::MAX, u32::MAX, 0usize);
+    for dem in inst.demands() {
+        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
+        if a == b {
+            pair_of_demand.push(usize::MAX);
+            continue;
+        }
+        if (a, b) != (last.0, last.1) {
+            last = (a, b, pair_of(a, b));
+        }
+        count[last.2 + 1] += 1;
+        pair_of_demand.push(last.2);
+    }
+    for p in 0..pairs.len() {
+        count[p + 1] += count[p];
+    }
+    let pair_start = count.clone();
+    let mut seq = vec![Item::default(); count[pairs.len()]];
+    for (d, &p) in pair_of_demand.iter().enumerate() {
+        if p != usize::MAX {
+            let dem = inst.demands()[d];
+            seq[count[p]] = Item {
+                demand: d as u32,
+                src: dem.src,
+                dst: dem.dst,
+                src_local: dem.src % tt.gpus_per_node,
+                dst_local: dem.dst % tt.gpus_per_node,
+                chunks: inst.chunks(d),
+            };
+            count[p] += 1;
+        }
+    }
+    (seq, pair_start)
+}
+
+/// Where each rail's segment of each pair starts (rails in order cut the
+/// pair's sequence), indexed by rail, then the rail's entry.
+fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads) -> Vec<Cursor> {
+    let mut pos: Vec<(usize, u64)> = (0..pairs).map(|p| (pair_start[p], 0)).collect();
+    let mut out = Vec::with_capacity(rails.iter().map(|r| r.len()).sum());
+    for rail in rails {
+        for &(p, c) in rail {
+            let (mut at, mut chunk) = pos[p as usize];
+            out.push(Cursor {
+                at,
+                chunk,
+                run: Pending::default(),
+            });
+            let mut left = c;
+            while left > 0 {
+                let take = (seq[at].chunks - chunk).min(left);
+                left -= take;
+                chunk += take;
+                if chunk == seq[at].chunks {
+                    at += 1;
+                    chunk = 0;
+                }
+            }
+            pos[p as usize] = (at, chunk);
+        }
     }
     out
 }
@@ -205,17 +315,21 @@ fn take_one(
 /// with room on its NVLink hop. A cursor per GPU side (the first tick
 /// whose port is not yet full from the intra-node chunks' point of view)
 /// spares rescanning full ticks.
-fn place_intra(inst: &Instance, grid: &mut Grid, intra: &[usize], placed: &mut Vec<Placed>) {
-    let start = placed
+fn place_intra(inst: &Instance, tt: TwoTier, grid: &mut Grid, runs: &mut Vec<RelayRun>) {
+    let start = runs
         .iter()
-        .flat_map(|p| p.2[..p.3 as usize].iter().map(|h| h.0))
+        .flat_map(|r| r.hops().first())
+        .map(|h| h.tick as i64 - BIAS)
         .min()
         .unwrap_or(0);
     let n = inst.slots as usize;
     let (mut from_out, mut from_in) = (vec![start; n], vec![start; n]);
-    for &d in intra {
-        let dem = inst.demands()[d];
+    for (d, dem) in inst.demands().iter().enumerate() {
+        if tt.node(dem.src) != tt.node(dem.dst) {
+            continue;
+        }
         let (s, t) = (dem.src as usize, dem.dst as usize);
+        let mut open = usize::MAX;
         for c in 0..inst.chunks(d) {
             let at = grid.earliest_fit(from_out[s].max(from_in[t]), dem.src, dem.dst);
             grid.take(at, dem.src, dem.dst);
@@ -225,9 +339,12 @@ fn place_intra(inst: &Instance, grid: &mut Grid, intra: &[usize], placed: &mut V
             while !grid.in_free(from_in[t], dem.dst) {
                 from_in[t] += 1;
             }
-            let mut hops = [(0i64, 0u32, 0u32); 3];
-            hops[0] = (at, dem.src, dem.dst);
-            placed.push((d as u32, c, hops, 1));
+            let hop = Hop {
+                tick: (at + BIAS) as u64,
+                from: dem.src,
+                to: dem.dst,
+            };
+            open = extend(runs, open, d as u32, c, &[hop]);
         }
     }
 }

@@ -1,9 +1,10 @@
 //! Building a relay plan (DESIGN.md §14, "Building a relay plan"): the
 //! node pairs' chunks split evenly over the G rails (`rails`: every NIC
 //! within the node bound), each rail's NIC layer coloured by König
-//! (`nic`, through `colour`, the one call into the solvers), and the
-//! NVLink hops pipelined around it (`hops`, on the per-tick NVLink use of
-//! `grid`). The plan is validated by `super::check` before it is returned.
+//! (`nic`, through `colour`, the one call into the solvers) and kept as
+//! intervals of repeated rounds, and the NVLink hops pipelined around it
+//! (`hops`, on the per-tick NVLink use of `grid`), written as runs. The
+//! plan is validated by `super::check` before it is returned.
 
 mod colour;
 mod grid;
@@ -12,51 +13,68 @@ mod nic;
 mod rails;
 
 use super::model::{RelayError, TwoTier};
-use super::schedule::{Hop, RelayChunk, RelaySchedule};
+use super::schedule::RelaySchedule;
 use crate::instance::Instance;
-use std::collections::BTreeMap;
 
 /// A relay schedule for `inst` on `tt` and the NIC layer's tick count.
 pub(crate) fn build_schedule(
     inst: &Instance,
     tt: TwoTier,
 ) -> Result<(RelaySchedule, u64), RelayError> {
-    let mut node_pairs: BTreeMap<(u32, u32), u64> = BTreeMap::new();
-    for (d, dem) in inst.demands().iter().enumerate() {
-        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
-        if a != b {
-            let c = node_pairs.entry((a, b)).or_insert(0);
-            *c = c.checked_add(inst.chunks(d)).ok_or(RelayError::Overflow)?;
-        }
-    }
-    let pairs: Vec<(u32, u32, u64)> = node_pairs
-        .into_iter()
-        .map(|((a, b), c)| (a, b, c))
-        .collect();
+    let pairs = node_pairs(inst, tt)?;
     let nodes = tt.nodes(inst.slots);
     let rails = rails::split_rails(nodes, tt.gpus_per_node, &pairs)?;
-    let nic = nic::nic_ticks(nodes, &rails)?;
-    let placed = hops::place(inst, tt, &nic);
-    let first = placed
+    let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
+    let mut runs = hops::place(inst, tt, &pairs, &rails, &intervals, nic_ticks);
+    let first = runs
         .iter()
-        .flat_map(|p| p.2[..p.3 as usize].iter().map(|h| h.0))
+        .map(|r| r.hops()[0].tick)
         .min()
-        .unwrap_or(0);
+        .unwrap_or(hops::BIAS as u64);
     let mut ticks = 0u64;
-    let chunks = placed
-        .iter()
-        .map(|&(demand, chunk, h, len)| {
-            let mut hops = [Hop::default(); 3];
-            for (k, &(t, from, to)) in h[..len as usize].iter().enumerate() {
-                hops[k] = Hop {
-                    tick: (t - first) as u64,
-                    from,
-                    to,
-                };
-            }
-            ticks = ticks.max(hops[len as usize - 1].tick + 1);
-            RelayChunk::new(demand, chunk, &hops[..len as usize]).expect("one to three hops")
-        })
-        .collect();
-    Ok((RelaySchedule { ticks, chunks }, nic.len() as u64))
+    for r in &mut runs {
+        let count = r.count;
+        for h in r.hops_mut() {
+            h.tick -= first;
+        }
+        ticks = ticks.max(r.hops()[r.hops().len() - 1].tick + count);
+    }
+    Ok((RelaySchedule { ticks, runs }, nic_ticks))
+}
+
+/// The inter-node chunks of each node pair `(a, b, chunks)`, sorted by
+/// `(a, b)`, chunks > 0. One pass over the demands (sorted by source,
+/// then destination) with a per-destination-node tally for each source
+/// node.
+fn node_pairs(inst: &Instance, tt: TwoTier) -> Result<Vec<(u32, u32, u64)>, RelayError> {
+    let nodes = tt.nodes(inst.slots) as usize;
+    let mut tally = vec![0u64; nodes];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut pairs = Vec::new();
+    let mut flush = |a: u32, tally: &mut [u64], touched: &mut Vec<u32>| {
+        touched.sort_unstable();
+        for &b in touched.iter() {
+            pairs.push((a, b, std::mem::take(&mut tally[b as usize])));
+        }
+        touched.clear();
+    };
+    let mut node = 0u32;
+    for (d, dem) in inst.demands().iter().enumerate() {
+        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
+        if a != node {
+            flush(node, &mut tally, &mut touched);
+            node = a;
+        }
+        if a == b {
+            continue;
+        }
+        let c = &mut tally[b as usize];
+        if *c == 0 {
+            touched.push(b);
+        }
+        *c = c.checked_add(inst.chunks(d)).ok_or(RelayError::Overflow)?;
+    }
+    flush(node, &mut tally, &mut touched);
+    pairs.retain(|p| p.2 > 0);
+    Ok(pairs)
 }

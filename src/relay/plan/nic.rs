@@ -1,46 +1,95 @@
 //! The NIC layer: each rail's node-pair chunks coloured bipartitely
 //! (König: as many ticks as the rail's busiest NIC), the rails side by
-//! side (a NIC belongs to one rail), on the thread pool.
+//! side (a NIC belongs to one rail), on the thread pool. The colouring's
+//! rounds repeat: a pair of a round with repeat `r` holds its rail for `r`
+//! consecutive ticks, an [`Interval`]; the layer is kept as intervals, not
+//! tick by tick.
 
 use super::colour::colour_bipartite;
 use super::rails::RailLoads;
 use crate::relay::model::RelayError;
 use rayon::prelude::*;
 
-/// One NIC transfer: rail `k` carries a chunk from node `a` to node `b`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct NicSlot {
+/// Rail `rail` carries chunks from node `a` to node `b` in ticks `start ..
+/// start + len`: its `cursor`-th load (rails' loads counted in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Interval {
+    pub start: u64,
+    pub len: u64,
     pub rail: u32,
+    pub cursor: u32,
     pub a: u32,
     pub b: u32,
 }
 
-/// Per tick, the NIC transfers of every rail (rails in order). The tick
-/// count is the busiest NIC's chunk count.
-pub(crate) fn nic_ticks(nodes: u32, rails: &RailLoads) -> Result<Vec<Vec<NicSlot>>, RelayError> {
+/// The NIC layer's intervals ordered by start tick (ties: rail, then the
+/// colouring's order), and its tick count (the busiest NIC's chunks).
+/// Rail `k`'s rounds are rotated by `k * ticks / G` ticks (so the rails do
+/// not all start with the same pairs), wrapping around.
+pub(crate) fn nic_intervals(
+    nodes: u32,
+    pairs: &[(u32, u32, u64)],
+    rails: &RailLoads,
+) -> Result<(Vec<Interval>, u64), RelayError> {
     let per_rail: Vec<Vec<(u64, Vec<usize>)>> = rails
         .par_iter()
-        .map(|pairs| colour_bipartite(nodes, nodes, pairs))
+        .map(|loads| {
+            let edges: Vec<(u32, u32, u64)> = loads
+                .iter()
+                .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
+                .collect();
+            colour_bipartite(nodes, nodes, &edges)
+        })
         .collect::<Result<_, _>>()?;
     let ticks = per_rail
         .iter()
         .map(|c| c.iter().map(|r| r.0).sum::<u64>())
         .max()
         .unwrap_or(0);
-    let mut out: Vec<Vec<NicSlot>> = vec![Vec::new(); ticks as usize];
+    let mut out = Vec::new();
+    let mut base = 0usize;
     for (k, classes) in per_rail.iter().enumerate() {
-        let shift = (ticks as usize * k) / rails.len();
-        let mut t = 0usize;
+        let shift = ticks * k as u64 / rails.len() as u64;
+        let mut t = 0u64;
         for (repeat, class) in classes {
-            for _ in 0..*repeat {
-                out[(t + shift) % ticks as usize].extend(class.iter().map(|&e| NicSlot {
-                    rail: k as u32,
-                    a: rails[k][e].0,
-                    b: rails[k][e].1,
-                }));
-                t += 1;
+            let start = (t + shift) % ticks;
+            // The part up to the wrap, then the rest from tick 0.
+            let first = (*repeat).min(ticks - start);
+            for &e in class {
+                let (a, b, _) = pairs[rails[k][e].0 as usize];
+                for (s, len) in [(start, first), (0, repeat - first)] {
+                    if len > 0 {
+                        out.push(Interval {
+                            start: s,
+                            len,
+                            rail: k as u32,
+                            cursor: (base + e) as u32,
+                            a,
+                            b,
+                        });
+                    }
+                }
             }
+            t += repeat;
         }
+        base += rails[k].len();
     }
-    Ok(out)
+    Ok((by_start(out, ticks), ticks))
+}
+
+/// `v` ordered by start tick, stably (a counting sort over the ticks).
+fn by_start(v: Vec<Interval>, ticks: u64) -> Vec<Interval> {
+    let mut at = vec![0usize; ticks as usize + 1];
+    for x in &v {
+        at[x.start as usize + 1] += 1;
+    }
+    for t in 0..ticks as usize {
+        at[t + 1] += at[t];
+    }
+    let mut out = vec![Interval::default(); v.len()];
+    for x in v {
+        out[at[x.start as usize]] = x;
+        at[x.start as usize] += 1;
+    }
+    out
 }

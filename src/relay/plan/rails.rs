@@ -13,29 +13,27 @@
 
 use super::colour::colour_bipartite;
 use crate::relay::model::RelayError;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
-/// Per rail `k`, the node pairs `(a, b, chunks)` it carries (chunks > 0).
-pub(crate) type RailLoads = Vec<Vec<(u32, u32, u64)>>;
+/// Per rail `k`, the node pairs it carries as `(pair, chunks)` (an index
+/// into the pairs given, chunks > 0), in pair order.
+pub(crate) type RailLoads = Vec<Vec<(u32, u64)>>;
 
-/// Splits `pairs` (`(a, b, chunks)`, distinct pairs, `a != b`) over `g` rails.
+/// Splits `pairs` (`(a, b, chunks)`, distinct pairs, `a != b`) over `g`
+/// rails. O(pairs x g) plus the König colouring of the leftovers.
 pub(crate) fn split_rails(
     nodes: u32,
     g: u32,
     pairs: &[(u32, u32, u64)],
 ) -> Result<RailLoads, RelayError> {
     let gu = g as u64;
-    let mut rails: Vec<BTreeMap<(u32, u32), u64>> = vec![BTreeMap::new(); g as usize];
+    // Per rail, chunks per pair (dense: pairs x g).
+    let mut per_rail: Vec<Vec<u64>> = vec![pairs.iter().map(|p| p.2 / gu).collect(); g as usize];
     // Leftover units and the vertex copies they belong to.
     let mut left_fill = vec![0u64; nodes as usize];
     let mut right_fill = vec![0u64; nodes as usize];
     let mut units: Vec<(usize, u64, u64)> = Vec::new(); // (pair, left group, right group)
     for (p, &(a, b, c)) in pairs.iter().enumerate() {
-        if c / gu > 0 {
-            for rail in rails.iter_mut() {
-                rail.insert((a, b), c / gu);
-            }
-        }
         for _ in 0..c % gu {
             units.push((p, left_fill[a as usize] / gu, right_fill[b as usize] / gu));
             left_fill[a as usize] += 1;
@@ -54,7 +52,8 @@ pub(crate) fn split_rails(
             .collect::<Vec<u64>>()
     };
     let (lp, rp) = (prefix(&left_fill), prefix(&right_fill));
-    let mut edge_of: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    // Edges in order of first appearance (the map only finds them).
+    let mut edge_of: HashMap<(u32, u32), usize> = HashMap::new();
     let mut edges: Vec<(u32, u32, u64)> = Vec::new();
     let mut edge_units: Vec<Vec<usize>> = Vec::new();
     for (u, &(p, lg, rg)) in units.iter().enumerate() {
@@ -78,15 +77,21 @@ pub(crate) fn split_rails(
                 let u = edge_units[e]
                     .pop()
                     .expect("a colouring covers each edge's multiplicity");
-                let (a, b, _) = pairs[units[u].0];
-                *rails[(colour % gu) as usize].entry((a, b)).or_insert(0) += 1;
+                per_rail[(colour % gu) as usize][units[u].0] += 1;
             }
             colour += 1;
         }
     }
-    Ok(rails
+    Ok(per_rail
         .into_iter()
-        .map(|m| m.into_iter().map(|((a, b), c)| (a, b, c)).collect())
+        .map(|counts| {
+            counts
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, c)| c > 0)
+                .map(|(p, c)| (p as u32, c))
+                .collect()
+        })
         .collect())
 }
 
@@ -112,10 +117,11 @@ mod tests {
         }
         pairs.retain(|p| p.2 > 0);
         let rails = split_rails(nodes, g, &pairs).unwrap();
-        let mut total = BTreeMap::new();
+        let mut total = std::collections::BTreeMap::new();
         for rail in &rails {
             let (mut out, mut inn) = (vec![0u64; nodes as usize], vec![0u64; nodes as usize]);
-            for &(a, b, c) in rail {
+            for &(p, c) in rail {
+                let (a, b, _) = pairs[p as usize];
                 out[a as usize] += c;
                 inn[b as usize] += c;
                 *total.entry((a, b)).or_insert(0) += c;
