@@ -9,6 +9,7 @@
 //! | `port_split` | port splitting, König over ports and the pool mapper |
 //! | `bipartite` | STRICT1 on a bipartite support: König, with any ports |
 //! | `port_grouping` | uniform ports: `q` consecutive one-port ticks grouped into one |
+//! | `euler` | Euler orientation of a simple graph (Hakimi–Kariv's odd edges, the halves' split) |
 //! | `port_halves` | uniform even ports on large traffic: two halves of the ports coloured on two threads, laid side by side |
 //! | [`first_fit_grouped`] | uniform ports on dense traffic: first fit, then grouping |
 //! | `fcolour_ilp` | "do `T` ticks suffice?" for STRICT1 with ports, a HiGHS MIP |
@@ -22,6 +23,7 @@
 //! folder never imports the portfolio. A new multi-port solver goes here.
 
 mod bipartite;
+mod euler;
 mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod first_fit_grouped;

@@ -16,7 +16,7 @@
 //! T`), so the invariant holds throughout. The arcs left each send
 //! `floor(m/2)` chunks in both halves, and those of odd `m`, a simple
 //! bipartite graph on the send and receive sides, are oriented along
-//! Euler circuits (module `solver`'s `euler_orient`): send side to
+//! Euler circuits (module `euler`): send side to
 //! receive side goes to the first half, back to the second. Every side
 //! enters as often as it leaves (within one), so each half gets
 //! `ceil(r/2)` at most. On dense skewed traffic most sides have slack and
@@ -27,8 +27,8 @@
 //! Deterministic: the split is sequential in arc order, and
 //! `rayon::join` gives the same halves on one thread as on two.
 
+use super::euler::euler_orient;
 use super::port_split::ArcCount;
-use super::solver::euler_orient;
 use crate::schedule::Schedule;
 
 /// Fewest arcs for which the halves are taken: below it one König is fast

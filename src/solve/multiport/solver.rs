@@ -38,6 +38,7 @@
 //! [`crate::solve_instance`] for every instance that is not copyspace-guard
 //! v0 (ports above 1, or a per-demand bandwidth).
 
+use super::euler::euler_orient;
 use super::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use super::fcolour_ilp::{f_colourable, FOutcome};
 use super::first_fit_grouped;
@@ -88,65 +89,6 @@ pub fn read1_write1_ports(inst: &Instance) -> (Schedule, &'static str) {
         schedule.push(repeat, ids);
     }
     (schedule, "multiport-koenig")
-}
-
-/// Orients the edges of odd multiplicity along Euler circuits: returns, per
-/// edge, whether its odd chunk goes `a -> b` (`true`) or `b -> a`.
-/// Hierholzer on the simple graph of odd edges plus a dummy vertex joined to
-/// every vertex of odd degree.
-pub(super) fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
-    let dummy = slots;
-    let mut ends: Vec<(usize, usize)> = odd_edges
-        .iter()
-        .map(|&(a, b)| (a as usize, b as usize))
-        .collect();
-    let real = ends.len();
-    let mut deg = vec![0usize; slots + 1];
-    for &(a, b) in &ends {
-        deg[a] += 1;
-        deg[b] += 1;
-    }
-    for (v, &k) in deg.iter().enumerate().take(slots) {
-        if k % 2 == 1 {
-            ends.push((v, dummy));
-        }
-    }
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); slots + 1];
-    for (e, &(a, b)) in ends.iter().enumerate() {
-        adj[a].push(e);
-        adj[b].push(e);
-    }
-    let mut used = vec![false; ends.len()];
-    let mut forward = vec![true; ends.len()];
-    let mut next = vec![0usize; slots + 1];
-    for start in 0..=slots {
-        // Walk closed trails from `start` until its edges are used up; the
-        // direction of traversal is the orientation (every vertex on a
-        // closed trail is entered as often as it is left).
-        loop {
-            while next[start] < adj[start].len() && used[adj[start][next[start]]] {
-                next[start] += 1;
-            }
-            if next[start] == adj[start].len() {
-                break;
-            }
-            let mut v = start;
-            loop {
-                while next[v] < adj[v].len() && used[adj[v][next[v]]] {
-                    next[v] += 1;
-                }
-                let Some(&e) = adj[v].get(next[v]) else {
-                    break;
-                };
-                used[e] = true;
-                let (a, b) = ends[e];
-                forward[e] = a == v;
-                v = if a == v { b } else { a };
-            }
-        }
-    }
-    forward.truncate(real);
-    forward
 }
 
 /// STRICT1 with every port count even: Hakimi–Kariv, the READ1_WRITE1
