@@ -148,11 +148,11 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
 /// `port_halves`): `max ceil(d/p)` ticks. Arcs are drawn from `pools`
 /// (module `port_split`'s [`PoolMapper`]) where given, else an arc's pool
 /// is its demand.
-fn koenig_in_halves<'a>(
+fn koenig_in_halves(
     slots: usize,
     arcs: &[ArcCount],
     p: u32,
-    pools: Option<&mut dyn Iterator<Item = &'a [(u32, u64)]>>,
+    pools: Option<&mut dyn Iterator<Item = &[(u32, u64)]>>,
 ) -> Schedule {
     let ([first, second], _) = port_halves::split(slots, arcs, p);
     let half = |_: usize| p / 2;
