@@ -11,7 +11,7 @@
 mod two_tier;
 
 use tickopt::instance::{Instance, Model};
-use tickopt::solve::Status;
+use tickopt::solve::{Solution, Status};
 use tickopt::{solve_instance, SolveRequest};
 use two_tier::{generated, lognormal};
 
@@ -36,16 +36,19 @@ fn port_degree_bound(inst: &Instance, ports: u32) -> u64 {
 }
 
 /// The multi-port solver's methods for the same ports on every slot
-/// (grouping one-port ticks: first fit, König over ports, Hakimi–Kariv);
-/// not the port split, the odd-port engine or a greedy.
-const UNIFORM_PORT_PATHS: [&str; 4] = [
+/// (grouping one-port ticks: first fit, König over ports or over two port
+/// halves side by side, Hakimi–Kariv); not the port split, the odd-port
+/// engine or a greedy.
+const UNIFORM_PORT_PATHS: [&str; 6] = [
     "multiport-first-fit",
     "multiport-koenig",
+    "multiport-koenig-halves",
     "multiport-hakimi-kariv-first-fit",
     "multiport-hakimi-kariv",
+    "multiport-hakimi-kariv-halves",
 ];
 
-fn check(name: &str, inst: &Instance, ports: u32) {
+fn check(name: &str, inst: &Instance, ports: u32) -> Solution {
     let sol = solve_instance(inst, &SolveRequest::default()).expect("solves");
     let bound = port_degree_bound(inst, ports);
     assert_eq!(
@@ -61,6 +64,7 @@ fn check(name: &str, inst: &Instance, ports: u32) {
         "{name}: took {}",
         sol.stats.solver
     );
+    sol
 }
 
 #[test]
@@ -78,5 +82,30 @@ fn dense_skewed_two_tier_instances_of_both_generators_take_the_uniform_port_path
                 }
             }
         }
+    }
+}
+
+/// Large log-normal matrices, every slot side near the bound: first fit
+/// is not tried, and König colours two port halves side by side
+/// (READ1_WRITE1 with even ports; STRICT1's Euler orientation with ports
+/// a multiple of four), the same schedule on one thread as on two.
+#[test]
+fn large_tight_matrices_are_coloured_in_port_halves_on_any_thread_count() {
+    let cases = [
+        (Model::Read1Write1, 2, "multiport-koenig-halves"),
+        (Model::Strict1, 4, "multiport-hakimi-kariv-halves"),
+        (Model::Strict1, 2, "multiport-hakimi-kariv"),
+    ];
+    for (model, ports, path) in cases {
+        let inst = lognormal(1024, ports, model, 3, 1.0, 10.0);
+        let name = format!("log-normal 1024x{ports} {model}");
+        let sol = check(&name, &inst, ports);
+        assert_eq!(sol.stats.solver, path, "{name}");
+        let one_thread = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool of one thread")
+            .install(|| solve_instance(&inst, &SolveRequest::default()).expect("solves"));
+        assert_eq!(one_thread.schedule, sol.schedule, "{name}: one thread");
     }
 }

@@ -142,7 +142,9 @@ pub(in crate::solve) fn in_order(
 /// as `(arc, chunks)` (each arc once; `arcs.counts` or part of them),
 /// completed by alternating paths: each tick's arcs, sorted when `order`
 /// is ascending (and no path was needed). `None` when the paths do not
-/// complete it (STRICT1) or more than `max_left` chunks are left for them.
+/// complete it (STRICT1) or more than `max_left` chunks are left for them
+/// (known as soon as the chunks left pass `max_left`: the placing stops
+/// there).
 pub(in crate::solve) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
     arcs: Arcs<'_, E>,
     delta: usize,
@@ -162,10 +164,11 @@ pub(in crate::solve) fn fit_in_order<E: Fn(usize) -> (u32, u32)>(
         if left > 0 {
             rest.push((i as u32, u32::try_from(left).ok()?));
             left_over += left;
+            // Over the budget: no need to place the rest to know.
+            if left_over > max_left {
+                return None;
+            }
         }
-    }
-    if left_over > max_left {
-        return None;
     }
     let mut lists = Vec::new();
     fit.lay_out(&mut lists);

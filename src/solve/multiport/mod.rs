@@ -9,6 +9,8 @@
 //! | `port_split` | port splitting, König over ports and the pool mapper |
 //! | `bipartite` | STRICT1 on a bipartite support: König, with any ports |
 //! | `port_grouping` | uniform ports: `q` consecutive one-port ticks grouped into one |
+//! | `euler` | Euler orientation of a simple graph (Hakimi–Kariv's odd edges, the halves' split) |
+//! | `port_halves` | uniform even ports on large traffic: two halves of the ports coloured on two threads, laid side by side |
 //! | [`first_fit_grouped`] | uniform ports on dense traffic: first fit, then grouping |
 //! | `fcolour_ilp` | "do `T` ticks suffice?" for STRICT1 with ports, a HiGHS MIP |
 //! | `fcolour_colgen` | the f-colouring by column generation at high multiplicity, residual by the MIP |
@@ -21,10 +23,12 @@
 //! folder never imports the portfolio. A new multi-port solver goes here.
 
 mod bipartite;
+mod euler;
 mod fcolour_colgen;
 mod fcolour_ilp;
 pub mod first_fit_grouped;
 mod port_grouping;
+mod port_halves;
 mod port_split;
 pub mod solver;
 

@@ -275,25 +275,62 @@ impl PoolState {
     }
 }
 
+impl PoolState {
+    /// A pool of one or two parts, none drawn yet.
+    fn of(p: &[(u32, u64)]) -> PoolState {
+        assert!(p.len() <= 2, "a pool has one or two demands");
+        let mut parts = [(0, 0); 2];
+        parts[..p.len()].copy_from_slice(p);
+        PoolState {
+            parts,
+            len: p.len() as u8,
+            part: 0,
+            draws: 0,
+            left: p.first().map_or(0, |d| d.1),
+        }
+    }
+}
+
 impl PoolMapper {
     /// Pools of one or two parts each.
     pub(super) fn new<'a>(pools: impl IntoIterator<Item = &'a [(u32, u64)]>) -> Self {
-        let pools = pools
-            .into_iter()
-            .map(|p| {
-                assert!(p.len() <= 2, "a pool has one or two demands");
-                let mut parts = [(0, 0); 2];
-                parts[..p.len()].copy_from_slice(p);
-                PoolState {
-                    parts,
-                    len: p.len() as u8,
-                    part: 0,
-                    draws: 0,
-                    left: p.first().map_or(0, |d| d.1),
-                }
-            })
-            .collect();
+        let pools = pools.into_iter().map(PoolState::of).collect();
         PoolMapper { pools }
+    }
+
+    /// Two mappers for two halves of the rounds drawn side by side (module
+    /// `port_halves`): the first draws the first `first[p]` chunks of pool
+    /// `p` (none past the end of `first`), the second the rest.
+    pub(super) fn halves<'a>(
+        pools: impl IntoIterator<Item = &'a [(u32, u64)]>,
+        first: &[u64],
+    ) -> [PoolMapper; 2] {
+        let (mut a, mut b) = (
+            Vec::with_capacity(first.len()),
+            Vec::with_capacity(first.len()),
+        );
+        for (i, p) in pools.into_iter().enumerate() {
+            let f = first.get(i).copied().unwrap_or(0);
+            // Parts of the first `f` chunks, then of the rest.
+            let (mut head, mut tail) = ([(0, 0); 2], [(0, 0); 2]);
+            let (mut heads, mut tails) = (0, 0);
+            let mut to_head = f;
+            for &(d, c) in p {
+                let h = c.min(to_head);
+                to_head -= h;
+                if h > 0 {
+                    head[heads] = (d, h);
+                    heads += 1;
+                }
+                if c > h {
+                    tail[tails] = (d, c - h);
+                    tails += 1;
+                }
+            }
+            a.push(PoolState::of(&head[..heads]));
+            b.push(PoolState::of(&tail[..tails]));
+        }
+        [PoolMapper { pools: a }, PoolMapper { pools: b }]
     }
 
     pub(super) fn map(mut self, rounds: &[(u64, Vec<u32>)]) -> Schedule {

@@ -7,9 +7,9 @@
 //!
 //! | case | method | result |
 //! |---|---|---|
-//! | READ1_WRITE1, any ports | port splitting + König; with the same ports on every slot and dense traffic, first fit grouped `ports` ticks at a time ([`super::first_fit_grouped`]) | exact: `max ceil(d/ports)` ticks |
+//! | READ1_WRITE1, any ports | port splitting + König; with the same ports on every slot and dense traffic, first fit grouped `ports` ticks at a time ([`super::first_fit_grouped`]); with the same even ports on large traffic first fit misses, König on two port halves side by side (module `port_halves`) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, the same ports on every slot, skewed dense traffic | first fit on the demands, grouped `ports` ticks at a time ([`super::first_fit_grouped`]), where it fits | exact: `max ceil(d/ports)` ticks |
-//! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side (first fit grouped on the orientation's pieces where it applies) | exact: `max ceil(d/ports)` ticks |
+//! | STRICT1, every port count even | Hakimi–Kariv (1986): Euler orientation, then the READ1_WRITE1 case with `ports/2` per side (first fit grouped on the orientation's pieces where it applies; port halves where `ports/2` is even) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd, bipartite support | König on the sides ([`super::bipartite`]) | exact: `max ceil(d/ports)` ticks |
 //! | STRICT1, some port count odd | split into one-port slots, then the one-port STRICT1 engine (greedy, LP/ILP); where that misses the bound, the f-colouring MIP of [`super::fcolour_ilp`] at the bound (up to 64 ticks), or column generation over f-matchings ([`super::fcolour_colgen`]) rounded with the MIP on the residual, under the deadline | the bound where the MIP finds it; else valid, and `optimal_exhaustive` at bound + 1 with a DRAT proof of the f-colouring CNF (small instances) |
 //!
@@ -38,9 +38,11 @@
 //! [`crate::solve_instance`] for every instance that is not copyspace-guard
 //! v0 (ports above 1, or a per-demand bandwidth).
 
+use super::euler::euler_orient;
 use super::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use super::fcolour_ilp::{f_colourable, FOutcome};
 use super::first_fit_grouped;
+use super::port_halves;
 use super::port_split::{koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper};
 use crate::bounds::Bounds;
 use crate::graph::{DemandGraph, UndirectedEdge};
@@ -70,72 +72,23 @@ pub fn read1_write1_ports(inst: &Instance) -> (Schedule, &'static str) {
             pool: i as u32,
         })
         .collect();
-    let port = |v: usize| inst.port(v);
     // Each demand is its own pool: the rounds of pool ids are the schedule.
+    if let Some(q) = inst
+        .ports()
+        .uniform()
+        .filter(|&q| port_halves::applies(arcs.len(), q))
+    {
+        return (
+            koenig_in_halves(inst.slots as usize, &arcs, q, None),
+            "multiport-koenig-halves",
+        );
+    }
+    let port = |v: usize| inst.port(v);
     let mut schedule = Schedule::new();
     for (repeat, ids) in koenig_over_ports(inst.slots as usize, &arcs, &port) {
         schedule.push(repeat, ids);
     }
     (schedule, "multiport-koenig")
-}
-
-/// Orients the edges of odd multiplicity along Euler circuits: returns, per
-/// edge, whether its odd chunk goes `a -> b` (`true`) or `b -> a`.
-/// Hierholzer on the simple graph of odd edges plus a dummy vertex joined to
-/// every vertex of odd degree.
-fn euler_orient(slots: usize, odd_edges: &[(u32, u32)]) -> Vec<bool> {
-    let dummy = slots;
-    let mut ends: Vec<(usize, usize)> = odd_edges
-        .iter()
-        .map(|&(a, b)| (a as usize, b as usize))
-        .collect();
-    let real = ends.len();
-    let mut deg = vec![0usize; slots + 1];
-    for &(a, b) in &ends {
-        deg[a] += 1;
-        deg[b] += 1;
-    }
-    for (v, &k) in deg.iter().enumerate().take(slots) {
-        if k % 2 == 1 {
-            ends.push((v, dummy));
-        }
-    }
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); slots + 1];
-    for (e, &(a, b)) in ends.iter().enumerate() {
-        adj[a].push(e);
-        adj[b].push(e);
-    }
-    let mut used = vec![false; ends.len()];
-    let mut forward = vec![true; ends.len()];
-    let mut next = vec![0usize; slots + 1];
-    for start in 0..=slots {
-        // Walk closed trails from `start` until its edges are used up; the
-        // direction of traversal is the orientation (every vertex on a
-        // closed trail is entered as often as it is left).
-        loop {
-            while next[start] < adj[start].len() && used[adj[start][next[start]]] {
-                next[start] += 1;
-            }
-            if next[start] == adj[start].len() {
-                break;
-            }
-            let mut v = start;
-            loop {
-                while next[v] < adj[v].len() && used[adj[v][next[v]]] {
-                    next[v] += 1;
-                }
-                let Some(&e) = adj[v].get(next[v]) else {
-                    break;
-                };
-                used[e] = true;
-                let (a, b) = ends[e];
-                forward[e] = a == v;
-                v = if a == v { b } else { a };
-            }
-        }
-    }
-    forward.truncate(real);
-    forward
 }
 
 /// STRICT1 with every port count even: Hakimi–Kariv, the READ1_WRITE1
@@ -173,12 +126,59 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
         }
     }
     let pools = g.undirected().iter().map(|e| &e.demands[..]);
+    if let Some(q) = inst
+        .ports()
+        .uniform()
+        .filter(|&q| port_halves::applies(arcs.len(), q / 2))
+    {
+        let schedule =
+            koenig_in_halves(inst.slots as usize, &arcs, q / 2, Some(&mut pools.clone()));
+        return (schedule, "multiport-hakimi-kariv-halves");
+    }
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
     (
         PoolMapper::new(pools).map(&rounds),
         "multiport-hakimi-kariv",
     )
+}
+
+/// König on `arcs` with `p` ports on every slot side, in two halves of
+/// `p/2` ports coloured on two threads and laid side by side (module
+/// `port_halves`): `max ceil(d/p)` ticks. Arcs are drawn from `pools`
+/// (module `port_split`'s [`PoolMapper`]) where given, else an arc's pool
+/// is its demand.
+fn koenig_in_halves(
+    slots: usize,
+    arcs: &[ArcCount],
+    p: u32,
+    pools: Option<&mut dyn Iterator<Item = &[(u32, u64)]>>,
+) -> Schedule {
+    let ([first, second], _) = port_halves::split(slots, arcs, p);
+    let half = |_: usize| p / 2;
+    let colour = |arcs: &[ArcCount]| koenig_over_ports(slots, arcs, &half);
+    let Some(pools) = pools else {
+        let (a, b) = rayon::join(|| colour(&first), || colour(&second));
+        return port_halves::side_by_side([&a, &b]);
+    };
+    // The first half draws its chunks of each pool first.
+    let mut drawn = vec![0u64; first.iter().map(|a| a.pool as usize + 1).max().unwrap_or(0)];
+    for a in &first {
+        drawn[a.pool as usize] += a.count;
+    }
+    let [map_a, map_b] = PoolMapper::halves(pools, &drawn);
+    drop(drawn);
+    let rounds = |s: Schedule| -> Vec<(u64, Vec<u32>)> {
+        s.rounds
+            .into_iter()
+            .map(|r| (r.repeat, r.demands))
+            .collect()
+    };
+    let (a, b) = rayon::join(
+        || rounds(map_a.map(&colour(&first))),
+        || rounds(map_b.map(&colour(&second))),
+    );
+    port_halves::side_by_side([&a, &b])
 }
 
 /// The chunks edge `e` sends `a -> b` and `b -> a` under the Euler
