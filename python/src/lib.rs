@@ -723,6 +723,7 @@ fn _tickopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativePlanner>()?;
     m.add_class::<relay::NativeRelaySolution>()?;
     m.add_function(wrap_pyfunction!(relay::solve_relay, m)?)?;
+    m.add_function(wrap_pyfunction!(relay::solve_relay_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(bounds, m)?)?;

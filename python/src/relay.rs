@@ -137,23 +137,62 @@ pub(crate) fn solve_relay(
     nvlink_speedup: i128,
 ) -> PyResult<NativeRelaySolution> {
     let inst = build_instance(&demands, bw, model, slots, None).map_err(value_error)?;
-    let tt = TwoTier {
+    let tt = machine(gpus_per_node, nvlink_speedup)?;
+    detached(py, move || plan(inst, tt))
+}
+
+/// `solve_relay` for a dense `n x n` matrix of bits as little-endian int64
+/// bytes (numpy's, as `solve_matrix` takes it): no list of rows is built,
+/// and the bytes are read while the GIL is released.
+#[pyfunction]
+#[pyo3(signature = (matrix, n, bw, model, gpus_per_node, nvlink_speedup))]
+pub(crate) fn solve_relay_matrix(
+    py: Python<'_>,
+    matrix: &[u8],
+    n: i128,
+    bw: i128,
+    model: &str,
+    gpus_per_node: i128,
+    nvlink_speedup: i128,
+) -> PyResult<NativeRelaySolution> {
+    let tt = machine(gpus_per_node, nvlink_speedup)?;
+    let model: tickopt::instance::Model = model
+        .parse()
+        .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
+    let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
+    if bw <= 0 {
+        return Err(value_error(
+            "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
+        ));
+    }
+    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+    detached(py, move || {
+        let inst = tickopt::instance::dense::instance_from_matrix_le(model, n, bw, matrix)
+            .map_err(value_error)?;
+        plan(inst, tt)
+    })
+}
+
+/// The two-tier machine of the arguments (checked).
+fn machine(gpus_per_node: i128, nvlink_speedup: i128) -> PyResult<TwoTier> {
+    Ok(TwoTier {
         gpus_per_node: to_uint(gpus_per_node, "gpus_per_node", "gpus_per_node")
             .map_err(value_error)?,
         nvlink_speedup: to_uint(nvlink_speedup, "nvlink_speedup", "nvlink_speedup")
             .map_err(value_error)?,
-    };
-    detached(py, move || {
-        let sol = plan_relay(&inst, tt).map_err(|e| match e {
-            RelayError::Invalid(_) | RelayError::Lp { .. } => {
-                PyRuntimeError::new_err(e.to_string())
-            }
-            other => value_error(other),
-        })?;
-        Ok(NativeRelaySolution {
-            inst,
-            sol,
-            program: OnceLock::new(),
-        })
+    })
+}
+
+/// Plans `inst` on `tt` (solver errors as RuntimeError, bad input as
+/// ValueError).
+fn plan(inst: Instance, tt: TwoTier) -> PyResult<NativeRelaySolution> {
+    let sol = plan_relay(&inst, tt).map_err(|e| match e {
+        RelayError::Invalid(_) | RelayError::Lp { .. } => PyRuntimeError::new_err(e.to_string()),
+        other => value_error(other),
+    })?;
+    Ok(NativeRelaySolution {
+        inst,
+        sol,
+        program: OnceLock::new(),
     })
 }

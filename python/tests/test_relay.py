@@ -120,3 +120,16 @@ def test_bad_relay_requests_are_refused_clearly():
         sol.relay_program(8)
     with pytest.raises(ValueError, match="whole number of bytes"):
         tickopt.solve(m, bw=60, model="READ1_WRITE1", gpus_per_node=4, nvlink_speedup=1).relay_program(0)
+
+
+def test_a_dense_matrix_and_its_rows_plan_alike():
+    """A numpy matrix goes to the relay planner as int64 bytes (no list of
+    rows); the plan is the one the nested lists give."""
+    m = traffic(16, 8)
+    dense = tickopt.solve(m, bw=64, model="READ1_WRITE1", gpus_per_node=4, nvlink_speedup=2)
+    rows = tickopt.solve(m.tolist(), bw=64, model="READ1_WRITE1", gpus_per_node=4, nvlink_speedup=2)
+    assert dense.schedule() == rows.schedule() and dense.summary()["ticks"] == rows.summary()["ticks"]
+    assert [dense.relay_program(r) for r in range(16)] == [rows.relay_program(r) for r in range(16)]
+    with pytest.raises(ValueError, match="not square"):
+        tickopt.solve(np.zeros((4, 5), dtype=np.int64), bw=64, model="READ1_WRITE1", gpus_per_node=2,
+                      nvlink_speedup=1)

@@ -20,7 +20,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _tickopt
-from ._relay import RelaySolution, solve_relay
+from ._relay import RelaySolution, solve_relay, solve_relay_matrix
 
 __all__ = [
     "Solution", "RelaySolution", "Schedule", "Planner", "solve", "bounds", "validate", "demands_from", "__version__",
@@ -327,6 +327,10 @@ def solve(
             raise ValueError("bw is required (bits per chunk) for a relay plan")
         if (ports, alpha_us, link_gbps, chunk, min_chunk, max_chunk) != (None,) * 6:
             raise ValueError("relay plans take no ports, cost model or chunk choice yet")
+        dense = _matrix_bytes(demands) if slots is None else None
+        if dense is not None:
+            # The dense matrix straight to the planner (no list of rows).
+            return solve_relay_matrix(dense, _as_int(bw, "bw"), str(model), gpus_per_node, nvlink_speedup)
         rows, rbw, rslots, _ = _frame(demands, bw, slots, None)
         return solve_relay(rows, rbw, str(model), rslots, gpus_per_node, nvlink_speedup)
     if bw is None:

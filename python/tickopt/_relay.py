@@ -125,3 +125,14 @@ def solve_relay(rows: List[Any], bw: int, model: str, slots: Optional[int],
     return RelaySolution(
         _tickopt.solve_relay(rows, bw, model, slots, int(gpus_per_node), int(nvlink_speedup))
     )
+
+
+def solve_relay_matrix(dense: Tuple[bytes, int], bw: int, model: str, gpus_per_node: Any,
+                       nvlink_speedup: Any) -> RelaySolution:
+    """Plans a dense matrix (``(int64 bytes, n)``, from ``_matrix_bytes``)
+    with relays, without a list of rows (see :func:`tickopt.solve`)."""
+    if gpus_per_node is None or nvlink_speedup is None:
+        raise ValueError("gpus_per_node and nvlink_speedup go together: give both")
+    return RelaySolution(
+        _tickopt.solve_relay_matrix(dense[0], dense[1], bw, model, int(gpus_per_node), int(nvlink_speedup))
+    )
