@@ -546,14 +546,41 @@ impl CudaExecutor {
 }
 
 impl CudaExecutor {
-    /// Two timing events on device 0.
-    fn timing_events(&self) -> Result<(CudaEvent, CudaEvent), ExecError> {
+    /// `opts.warmup + opts.repeat` repetitions of `run`, each on freshly
+    /// uploaded buffers: `run` does its untimed preparation, records the
+    /// start event it is given on the main stream and enqueues the work;
+    /// then an end event, a synchronisation, and (timed repetitions) the
+    /// total between the two events.
+    fn timed_runs(
+        &self,
+        plan: &Plan,
+        opts: &ExecOptions,
+        res: &mut Resources,
+        mut run: impl FnMut(&Resources, &CudaEvent) -> Result<(), ExecError>,
+    ) -> Result<Timings, ExecError> {
         let ev = || {
             self.ctxs[0]
                 .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(device_err("cuEventCreate"))
         };
-        Ok((ev()?, ev()?))
+        let (start, end) = (ev()?, ev()?);
+        let host = initial_arenas(plan.layout());
+        let mut timings = Timings::new(plan, opts.repeat);
+        for rep in 0..opts.warmup + opts.repeat {
+            self.upload(res, &host)?;
+            run(res, &start)?;
+            end.record(&res.main).map_err(device_err("cuEventRecord"))?;
+            res.main
+                .synchronize()
+                .map_err(device_err("cuStreamSynchronize"))?;
+            if rep >= opts.warmup {
+                let ms = start
+                    .elapsed_ms(&end)
+                    .map_err(device_err("cuEventElapsedTime"))?;
+                timings.push_total(ms as f64 * 1e3);
+            }
+        }
+        Ok(timings)
     }
 
     /// Downloads the arena, waits for the device and checks the bytes.
@@ -571,7 +598,6 @@ impl CudaExecutor {
     /// fences) captured once on the main stream, then launched once per
     /// repetition between two timing events.
     fn execute_graph(&self, plan: &Plan, opts: &ExecOptions) -> Result<ExecutionReport, ExecError> {
-        let host = initial_arenas(plan.layout());
         let mut res = self.resources(plan)?;
         let ticks = plan.ticks().len();
         // Fork events of the capture: recorded inside it, never timed.
@@ -596,25 +622,12 @@ impl CudaExecutor {
                 msg: "the capture produced no graph".into(),
             })?;
         graph.upload().map_err(device_err("cuGraphUpload"))?;
-        let (start, end) = self.timing_events()?;
-        let mut timings = Timings::new(plan, opts.repeat);
-        for rep in 0..opts.warmup + opts.repeat {
-            self.upload(&mut res, &host)?;
+        let timings = self.timed_runs(plan, opts, &mut res, |res, start| {
             start
                 .record(&res.main)
                 .map_err(device_err("cuEventRecord"))?;
-            graph.launch().map_err(device_err("cuGraphLaunch"))?;
-            end.record(&res.main).map_err(device_err("cuEventRecord"))?;
-            res.main
-                .synchronize()
-                .map_err(device_err("cuStreamSynchronize"))?;
-            if rep >= opts.warmup {
-                let ms = start
-                    .elapsed_ms(&end)
-                    .map_err(device_err("cuEventElapsedTime"))?;
-                timings.push_total(ms as f64 * 1e3);
-            }
-        }
+            graph.launch().map_err(device_err("cuGraphLaunch"))
+        })?;
         drop(graph);
         let verification = self.finish(plan, res)?;
         Ok(timings.report(
@@ -641,29 +654,15 @@ impl CudaExecutor {
         }
         let k = self.kernels.as_ref().expect("loaded above");
         let flow = Flow::new(plan, k.resident as usize)?;
-        let host = initial_arenas(plan.layout());
         let mut res = self.resources(plan)?;
         let mut dev = DeviceFlow::new(&res.main, k, &flow, sync)?;
-        let (start, end) = self.timing_events()?;
-        let mut timings = Timings::new(plan, opts.repeat);
-        for rep in 0..opts.warmup + opts.repeat {
-            self.upload(&mut res, &host)?;
+        let timings = self.timed_runs(plan, opts, &mut res, |res, start| {
             dev.reset(&res.main)?;
             start
                 .record(&res.main)
                 .map_err(device_err("cuEventRecord"))?;
-            dev.launch(&res.main, k, res.base[0])?;
-            end.record(&res.main).map_err(device_err("cuEventRecord"))?;
-            res.main
-                .synchronize()
-                .map_err(device_err("cuStreamSynchronize"))?;
-            if rep >= opts.warmup {
-                let ms = start
-                    .elapsed_ms(&end)
-                    .map_err(device_err("cuEventElapsedTime"))?;
-                timings.push_total(ms as f64 * 1e3);
-            }
-        }
+            dev.launch(&res.main, k, res.base[0])
+        })?;
         let (grid, parts) = dev.shape();
         drop(dev);
         let verification = self.finish(plan, res)?;
