@@ -6,8 +6,10 @@
 #
 # BIN holds `tickopt` and test binaries named test-* (built with
 # `cargo build --release --features cuda` and
-# `cargo test --release --features cuda --no-run`; copy at least
-# test-exec_cuda and test-replay_cli).
+# `cargo test --release --features cuda --no-run`; copy
+# target/release/deps/exec_cuda-<hash> as test-exec_cuda. test-replay_cli
+# runs the tickopt at the absolute path it was built with, so copy it only
+# where the checkout sits at that same path).
 #
 # What it does, in order (about 5-7 minutes on an H100/H200; a soft
 # deadline, BUDGET seconds, skips what is left and says so):

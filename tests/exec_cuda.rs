@@ -200,12 +200,14 @@ fn gpu_every_mode_matches_the_cpu_byte_for_byte() {
 #[ignore = "needs an NVIDIA GPU, NVRTC and --features cuda: scripts/external_checks.sh, scripts/gpu_measure.sh"]
 fn gpu_device_modes_run_thousands_of_small_ticks() {
     let mut gpu = gpu();
-    let inst = tickopt::instance::read_instance_file(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/gpu/skew_n8_m1000.json"),
-        &Default::default(),
-        &Default::default(),
-    )
-    .unwrap();
+    // The repository this was built in, else the current directory (the
+    // GPU machine runs the copied binary from its own checkout's root).
+    let rel = "instances/gpu/skew_n8_m1000.json";
+    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let path = if built.exists() { built } else { rel.into() };
+    let inst =
+        tickopt::instance::read_instance_file(&path, &Default::default(), &Default::default())
+            .unwrap();
     let sched = greedy_schedule(&inst);
     every_mode_matches_the_cpu(&mut gpu, "skew_n8_m1000", &inst, &sched, 64);
 }
