@@ -172,6 +172,25 @@ fn every_mode_matches_the_cpu(
     }
 }
 
+/// NVRTC alone (no GPU): PyTorch's wheels or `pip install nvidia-cuda-nvrtc`
+/// provide it; point TICKOPT_NVRTC at libnvrtc.so.13 if it is not found.
+#[test]
+#[ignore = "needs NVRTC (libnvrtc, no GPU) and --features cuda: scripts/external_checks.sh, scripts/gpu_measure.sh"]
+fn device_kernels_compile_with_nvrtc() {
+    assert!(cfg!(feature = "cuda"), "needs a build with --features cuda");
+    for cc in ["80", "90"] {
+        let ptx = CudaExecutor::kernels_ptx(cc).unwrap_or_else(|e| panic!("compute_{cc}: {e}"));
+        for needle in [
+            ".entry tickopt_dataflow",
+            ".entry tickopt_barrier",
+            "ld.acquire.gpu.global.u32",
+            "red.release.gpu.global.add.u32",
+        ] {
+            assert!(ptx.contains(needle), "compute_{cc}: no {needle} in the PTX");
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU, NVRTC and --features cuda: scripts/external_checks.sh, scripts/gpu_measure.sh"]
 fn gpu_every_mode_matches_the_cpu_byte_for_byte() {

@@ -191,6 +191,13 @@ impl CudaExecutor {
     pub fn ordinals(&self) -> &[usize] {
         &self.ordinals
     }
+
+    /// The device modes' kernels compiled by NVRTC for compute capability
+    /// `cc` ("90" for sm_90), as PTX text: needs NVRTC, not a GPU. Fails
+    /// with [`ExecError::Unavailable`] without NVRTC.
+    pub fn kernels_ptx(cc: &str) -> Result<String, ExecError> {
+        super::kernels::compile(cc).map(|(ptx, _)| ptx.to_src())
+    }
 }
 
 /// Device buffers and streams of one run; dropped after a full synchronisation.

@@ -17,7 +17,7 @@ use crate::exec::ExecError;
 use cudarc::driver::{
     sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -69,6 +69,9 @@ pub(super) fn find_nvrtc() -> Result<String, ExecError> {
         candidates.extend(nvrtc_files(&dir));
     }
     for path in &candidates {
+        // libnvrtc opens its builtins library by name when it compiles; one
+        // found beside it is opened first, so that name is already loaded.
+        preload_builtins(path);
         // SAFETY: loading libnvrtc runs its initialisers only; the handle
         // is leaked so the library stays loaded for cudarc to find.
         if let Ok(lib) = unsafe { libloading::Library::new(path) } {
@@ -86,6 +89,30 @@ pub(super) fn find_nvrtc() -> Result<String, ExecError> {
          (PyTorch's wheels ship it in site-packages/nvidia/cu13/lib or nvidia/cuda_nvrtc/lib)",
         candidates.len()
     )))
+}
+
+/// Opens (and keeps open) the `libnvrtc-builtins.so*` files beside
+/// `nvrtc`, CUDA 13 first; a failure only means NVRTC will look itself.
+fn preload_builtins(nvrtc: &Path) {
+    let Some(Ok(entries)) = nvrtc.parent().map(std::fs::read_dir) else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            n.starts_with("libnvrtc-builtins") && n.contains(".so") && !n.contains(".alt.")
+        })
+        .collect();
+    files.sort_by_key(|p| !p.to_string_lossy().contains(".so.13"));
+    for f in files {
+        // SAFETY: the builtins library has no initialiser with effects; the
+        // handle is leaked so it stays loaded for libnvrtc.
+        if let Ok(lib) = unsafe { libloading::Library::new(&f) } {
+            std::mem::forget(lib);
+        }
+    }
 }
 
 /// Directories that may hold libnvrtc (see [`find_nvrtc`]).
@@ -135,29 +162,39 @@ fn nvrtc_files(dir: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| {
             let n = p.file_name().unwrap_or_default().to_string_lossy();
-            n.starts_with("libnvrtc") && n.contains(".so") && !n.contains("builtins")
+            n.starts_with("libnvrtc")
+                && n.contains(".so")
+                && !n.contains("builtins")
+                && !n.contains(".alt.")
         })
         .collect();
     files.sort_by_key(|p| !p.to_string_lossy().contains(".so.13"));
     files
 }
 
+/// Finds NVRTC and compiles `kernels.cu` for `compute_{cc}` (e.g. "90");
+/// no GPU needed. Returns the PTX and where NVRTC came from.
+pub(super) fn compile(cc: &str) -> Result<(Ptx, String), ExecError> {
+    let nvrtc = find_nvrtc()?;
+    let opts = CompileOptions {
+        options: vec![format!("--gpu-architecture=compute_{cc}")],
+        name: Some("kernels.cu".into()),
+        ..Default::default()
+    };
+    let ptx = compile_ptx_with_opts(SOURCE, opts).map_err(|e| ExecError::Device {
+        op: "nvrtcCompileProgram".into(),
+        msg: format!("{e:?}"),
+    })?;
+    Ok((ptx, nvrtc))
+}
+
 impl Kernels {
     /// Finds NVRTC, compiles `kernels.cu` for `ctx`'s device and loads it.
     pub(super) fn load(ctx: &Arc<CudaContext>) -> Result<Kernels, ExecError> {
-        let nvrtc = find_nvrtc()?;
         let (major, minor) = ctx
             .compute_capability()
             .map_err(dev_err("cuDeviceGetAttribute"))?;
-        let opts = CompileOptions {
-            options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
-            name: Some("kernels.cu".into()),
-            ..Default::default()
-        };
-        let ptx = compile_ptx_with_opts(SOURCE, opts).map_err(|e| ExecError::Device {
-            op: "nvrtcCompileProgram".into(),
-            msg: format!("{e:?}"),
-        })?;
+        let (ptx, nvrtc) = compile(&format!("{major}{minor}"))?;
         let module = ctx.load_module(ptx).map_err(dev_err("cuModuleLoadData"))?;
         let f = |name| {
             module
