@@ -10,7 +10,11 @@
 #     checkout (TICKOPT_MSCCLPP_PYTHON: a Python with sortedcontainers);
 #   - tests/exec_cuda.rs and the GPU half of tests/replay_cli.rs, built with
 #     --features cuda, when `nvidia-smi -L` lists a GPU (the two-device test
-#     only with two or more).
+#     only with two or more);
+#   - without a GPU, tests/exec_cuda.rs's device_kernels_compile_with_nvrtc
+#     when TICKOPT_NVRTC names a libnvrtc.so.13 (e.g. from
+#     `pip install nvidia-cuda-nvrtc`: site-packages/nvidia/cu13/lib): NVRTC
+#     compiles the device modes' kernels, no GPU needed.
 # Neither tool is in the package registries this project installs from, so
 # the checkouts are yours to make. Prints what ran and what did not, and
 # why; exits non-zero when a test that ran failed.
@@ -50,6 +54,12 @@ if [ "$gpus" -ge 1 ]; then
     cargo test --release --locked --features cuda --test replay_cli cuda_executor
 else
   notrun+=("CUDA executor (nvidia-smi lists no GPU)")
+  if [ -n "${TICKOPT_NVRTC:-}" ]; then
+    attempt "NVRTC compiles the device kernels" \
+      cargo test --release --locked --features cuda --test exec_cuda device_kernels_compile_with_nvrtc -- --ignored
+  else
+    notrun+=("NVRTC compile of the device kernels (set TICKOPT_NVRTC to a libnvrtc.so.13)")
+  fi
 fi
 
 echo "external checks: ${#ran[@]} ran and passed, ${#failed[@]} failed, ${#notrun[@]} not run" >&2

@@ -5,9 +5,17 @@ Model:  tick_us = latency_us + bytes / bandwidth   (least squares on the
 median time of every tick of every scheduled run). Prints the fitted
 constants, R^2 over ticks, and how well the model predicts each run's
 measured total (sum over its ticks), including the all-at-once runs it was
-not fitted on. No dependencies.
+not fitted on. Only runs in the host mode are fitted tick by tick (the
+graph and device modes time whole runs; their per-tick entries are
+total / ticks).
 
-Usage: fit_tick_model.py REPLAY.json... [--markdown]
+--by-mode fits every mode (issue 54) on whole runs instead:
+total_us = alpha_us * ticks + bytes / rate (least squares without
+intercept over the scheduled runs of each mode, all reports together), and
+prints alpha (the cost per tick beyond the copies) and rate per mode. No
+dependencies.
+
+Usage: fit_tick_model.py REPLAY.json... [--markdown] [--by-mode [--json]]
 """
 import json
 import sys
@@ -41,14 +49,52 @@ def fit(rows, cols):
     return coef, 1 - ss_res / ss_tot if ss_tot > 0 else 1.0
 
 
+def by_mode(reports, md):
+    """Per mode: total_us = alpha * ticks + bytes / rate over whole runs."""
+    groups = {}
+    for _, rep in reports:
+        for run in rep["runs"]:
+            if run["label"] == "all_at_once" or not run["verification"]["passed"]:
+                continue
+            groups.setdefault(run.get("mode", "host"), []).append(run)
+    if md:
+        print("| mode | runs | alpha (us per tick) | rate (GB/s) | worst error |")
+        print("|---|---:|---:|---:|---:|")
+    out = {}
+    for mode, runs in sorted(groups.items()):
+        xs = [(float(r["ticks"]), float(r["bytes"])) for r in runs]
+        ys = [r["total"]["median_us"] for r in runs]
+        ata = [[sum(x[i] * x[j] for x in xs) for j in range(2)] for i in range(2)]
+        aty = [sum(x[i] * y for x, y in zip(xs, ys)) for i in range(2)]
+        try:
+            alpha, per_byte = solve(ata, aty)
+        except ZeroDivisionError:
+            alpha, per_byte = float("nan"), float("nan")
+        rate = 1e-3 / per_byte if per_byte > 0 else float("inf")
+        worst = max(abs(alpha * t + per_byte * b - y) / y for (t, b), y in zip(xs, ys))
+        out[mode] = {"runs": len(runs), "alpha_us": alpha, "rate_gbps": rate, "worst_error": worst}
+        if md:
+            print(f"| {mode} | {len(runs)} | {alpha:.2f} | {rate:.1f} | {worst * 100:.0f}% |")
+        else:
+            print(f"{mode:16} runs {len(runs):3}  alpha {alpha:9.2f} us/tick  rate {rate:9.1f} GB/s  worst error {worst * 100:5.0f}%")
+    return out
+
+
 def main():
     paths = [p for p in sys.argv[1:] if not p.startswith("--")]
     md = "--markdown" in sys.argv
     reports = [(p, json.load(open(p))) for p in paths]
+    if "--by-mode" in sys.argv:
+        res = by_mode(reports, md)
+        if "--json" in sys.argv:
+            print(json.dumps(res, indent=1))
+        return
     rows = []
     for p, rep in reports:
         for run in rep["runs"]:
             if run["label"] == "all_at_once" or run["per_tick_truncated"]:
+                continue
+            if run.get("mode", "host") != "host":
                 continue
             for t in run["per_tick"]:
                 rows.append({"y": t["median_us"], "bytes": float(t["bytes"]),

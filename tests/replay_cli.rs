@@ -62,19 +62,30 @@ fn replay_compare_writes_a_report_for_both_models() {
         ]);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
         let stdout = String::from_utf8_lossy(&o.stdout);
-        for row in ["schedule", "greedy", "all_at_once", "peak copy"] {
+        for row in [
+            "schedule",
+            "schedule:device-barrier",
+            "schedule:device-dataflow",
+            "greedy",
+            "all_at_once",
+            "peak copy",
+            "skipped graph",
+        ] {
             assert!(stdout.contains(row), "{stdout}");
         }
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         let runs = v["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), 3);
+        assert_eq!(runs.len(), 5);
+        assert_eq!(v["skipped"][0]["mode"], "graph");
+        assert_eq!(runs[1]["mode"], "device-barrier");
         for r in runs {
             assert_eq!(r["verification"]["passed"], true, "{r}");
             assert_eq!(r["repeat"], 3);
             assert_eq!(r["bytes"], runs[0]["bytes"]);
         }
-        assert_eq!(runs[2]["ticks"], 1);
+        assert_eq!(runs[4]["ticks"], 1);
+        assert_eq!(runs[4]["label"], "all_at_once");
         assert_eq!(v["model"], model);
         assert_eq!(v["layout"]["regions"].as_array().unwrap().len(), 8);
     }
@@ -158,5 +169,38 @@ fn cuda_executor_fails_cleanly_without_a_gpu_and_replays_with_one() {
     assert!(!out.exists());
     if cfg!(not(feature = "cuda")) {
         assert!(t.contains("not enabled in this build"), "{t}");
+    }
+}
+
+#[test]
+fn modes_run_on_the_cpu_or_are_refused_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inst, sched) = setup(dir.path(), "READ1_WRITE1");
+    for mode in ["host", "device-barrier", "device-dataflow"] {
+        let o = tickopt(&["replay", &inst, &sched, "--mode", mode, "--repeat", "2"]);
+        assert_eq!(o.status.code(), Some(0), "{mode}: {}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains(mode));
+    }
+    let o = tickopt(&["replay", &inst, &sched, "--mode", "graph"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("graph mode"), "{}", text(&o));
+    let o = tickopt(&["replay", &inst, &sched, "--mode", "warp"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(text(&o).contains("device-dataflow"), "{}", text(&o));
+    // Without a GPU (or this build's cuda feature) the device modes of the
+    // cuda executor are refused like the executor itself.
+    if std::env::var("TICKOPT_CUDA_TESTS").as_deref() != Ok("1") {
+        let o = tickopt(&[
+            "replay",
+            &inst,
+            &sched,
+            "--executor",
+            "cuda",
+            "--mode",
+            "device-dataflow",
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{t}");
+        assert!(!t.contains("panicked"), "{t}");
     }
 }

@@ -4,8 +4,8 @@ use super::common::{check_output_dir, OverrideArgs};
 use crate::cost::calibrate::Prediction;
 use crate::cost::CostModel;
 use crate::exec::{
-    new_executor, render_table, ExecOptions, ExecutionReport, Executor, ExecutorKind, Layout,
-    PeakReport,
+    new_executor, render_table, ExecError, ExecMode, ExecOptions, ExecutionReport, Executor,
+    ExecutorKind, Layout, PeakReport,
 };
 use crate::instance::Instance;
 use crate::interop::load_schedule;
@@ -32,6 +32,14 @@ pub struct ReplayArgs {
     /// with the `cuda` feature and an NVIDIA driver).
     #[arg(long, default_value = "cpu", value_name = "EXECUTOR")]
     pub executor: ExecutorKind,
+    /// How the executor runs the plan: host (copies issued tick by tick,
+    /// a barrier between ticks), graph (the same, captured once as a CUDA
+    /// graph), device-barrier (one persistent kernel, a grid barrier per
+    /// tick) or device-dataflow (one persistent kernel, each transfer
+    /// waiting only for its sender's and receiver's previous transfers).
+    /// The cpu executor emulates the device modes on host threads.
+    #[arg(long, default_value = "host", value_name = "MODE")]
+    pub mode: ExecMode,
     /// CUDA device ordinals, comma-separated (default 0); slot s lives on
     /// the (s mod n)-th listed device.
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
@@ -46,8 +54,11 @@ pub struct ReplayArgs {
     /// Timed repetitions.
     #[arg(long, default_value_t = 5, value_name = "R")]
     pub repeat: u32,
-    /// Also replay the greedy schedule and every transfer at once (no
-    /// schedule, one stream per transfer), side by side.
+    /// Also run the schedule in every other mode the executor has, the
+    /// greedy schedule, every transfer at once (no schedule, one stream per
+    /// transfer) and the peak copy, side by side. A mode this machine
+    /// cannot run (no NVRTC, graph on the cpu executor) is skipped, saying
+    /// why.
     #[arg(long)]
     pub compare: bool,
     /// Also time one copy of the same number of bytes (the copy ceiling).
@@ -77,6 +88,13 @@ struct Run {
     report: ExecutionReport,
 }
 
+/// A mode `--compare` skipped.
+#[derive(Serialize)]
+struct Skipped {
+    mode: ExecMode,
+    why: String,
+}
+
 /// The JSON report of `tickopt replay`.
 #[derive(Serialize)]
 struct ReplayReport<'a> {
@@ -93,6 +111,9 @@ struct ReplayReport<'a> {
     warmup: u32,
     repeat: u32,
     runs: Vec<Run>,
+    /// Modes `--compare` could not run here, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<Skipped>,
     peak: Option<PeakReport>,
     /// The cost model's prediction for the schedule run, tick by tick.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,6 +131,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         warmup: a.warmup,
         repeat: a.repeat,
         max_bytes: a.max_mib.saturating_mul(1 << 20),
+        mode: a.mode,
     };
     opts.check()?;
     let inst = super::common::load_instance(
@@ -122,8 +144,8 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
     let mut exec = new_executor(a.executor, &a.devices)?;
     let layout = Layout::new(&inst, opts.scale_bits, exec.devices())?;
 
-    let runs = replay_runs(exec.as_mut(), &inst, &schedule, &opts, &a)?;
-    let peak = if a.peak {
+    let (runs, skipped) = replay_runs(exec.as_mut(), &inst, &schedule, &opts, &a)?;
+    let peak = if a.peak || a.compare {
         Some(exec.peak_copy(layout.payload_bytes().max(1), &opts)?)
     } else {
         None
@@ -139,6 +161,9 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
         opts.repeat
     );
     print!("{}", render_table(&rows, peak.as_ref()));
+    for s in &skipped {
+        println!("skipped {}: {}", s.mode, s.why);
+    }
     let prediction = cost.map(|c| crate::cost::calibrate::predict(&runs[0].report, &c));
     if let Some(p) = &prediction {
         print_prediction(p, cost.as_ref(), &runs[0].report);
@@ -165,6 +190,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
             warmup: opts.warmup,
             repeat: opts.repeat,
             runs,
+            skipped,
             peak,
             prediction,
             layout: &layout,
@@ -179,22 +205,56 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<u8> {
     Ok(if passed { 0 } else { 2 })
 }
 
-/// The schedule's replay; with `--compare` also the greedy schedule's and
-/// all transfers at once.
+/// Labels of the schedule's runs in the other modes under `--compare`.
+fn mode_label(mode: ExecMode) -> &'static str {
+    match mode {
+        ExecMode::Host => "schedule:host",
+        ExecMode::Graph => "schedule:graph",
+        ExecMode::DeviceBarrier => "schedule:device-barrier",
+        ExecMode::DeviceDataflow => "schedule:device-dataflow",
+    }
+}
+
+/// The schedule's replay in `opts.mode`; with `--compare` also in every
+/// other mode (skipping, with the reason, those this executor or machine
+/// cannot run), the greedy schedule's (host mode) and all transfers at
+/// once (host mode).
 fn replay_runs(
     exec: &mut dyn Executor,
     inst: &Instance,
     schedule: &Schedule,
     opts: &ExecOptions,
     a: &ReplayArgs,
-) -> anyhow::Result<Vec<Run>> {
+) -> anyhow::Result<(Vec<Run>, Vec<Skipped>)> {
     let mut runs = vec![Run {
         label: "schedule",
         report: exec
             .replay(inst, schedule, opts)
             .with_context(|| format!("cannot replay {}", a.schedule.display()))?,
     }];
+    let mut skipped = Vec::new();
     if a.compare {
+        for mode in ExecMode::ALL.into_iter().filter(|&m| m != opts.mode) {
+            let o = ExecOptions {
+                mode,
+                ..opts.clone()
+            };
+            match exec.replay(inst, schedule, &o) {
+                Ok(report) => runs.push(Run {
+                    label: mode_label(mode),
+                    report,
+                }),
+                Err(ExecError::Unavailable(why)) => skipped.push(Skipped { mode, why }),
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("cannot replay the schedule in the {mode} mode")))
+                }
+            }
+        }
+        let host = ExecOptions {
+            mode: ExecMode::Host,
+            ..opts.clone()
+        };
         let greedy = solve_instance(
             inst,
             &SolveRequest {
@@ -205,17 +265,17 @@ fn replay_runs(
         runs.push(Run {
             label: "greedy",
             report: exec
-                .replay(inst, &greedy.schedule, opts)
+                .replay(inst, &greedy.schedule, &host)
                 .context("cannot replay the greedy schedule")?,
         });
         runs.push(Run {
             label: "all_at_once",
             report: exec
-                .replay_all_at_once(inst, opts)
+                .replay_all_at_once(inst, &host)
                 .context("cannot replay all transfers at once")?,
         });
     }
-    Ok(runs)
+    Ok((runs, skipped))
 }
 
 /// The cost model's prediction beside the measured ticks (the first

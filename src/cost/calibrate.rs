@@ -104,7 +104,9 @@ pub fn fit(samples: &[TickSample]) -> Result<Fit, CalibrateError> {
 
 /// The tick samples of one report (a `tickopt replay --out` report, whose
 /// tick-by-tick runs are read and whose `all_at_once` run is skipped: it
-/// is no tick schedule; or one executor report). `name` is for errors.
+/// is no tick schedule, as are runs in a mode other than `host`, whose
+/// ticks are not timed one by one; or one executor report). `name` is for
+/// errors.
 pub fn samples_of_report(
     v: &serde_json::Value,
     name: &str,
@@ -114,6 +116,7 @@ pub fn samples_of_report(
         Some(runs) => runs
             .iter()
             .filter(|r| r.get("label").and_then(|l| l.as_str()) != Some("all_at_once"))
+            .filter(|r| r.get("mode").and_then(|m| m.as_str()).unwrap_or("host") == "host")
             .collect(),
         None => vec![v],
     };

@@ -4,17 +4,27 @@
 //! It exists to prove schedules correct on real bytes (tests run it on
 //! every kind of schedule) and as the baseline the CUDA executor is compared
 //! with; its timings measure host memcpy, not a cluster.
+//!
+//! Modes: `host` (the above); `device-barrier` and `device-dataflow` run
+//! the device kernels' algorithm on host threads ([`flow::emulate`], one
+//! thread per queue, at most [`EMULATION_QUEUES`]) and also check that no
+//! transfer started before its port dependencies finished; `graph` needs
+//! CUDA and is refused.
 
 use super::data::{initial_arenas, reset_receive_regions, verify};
+use super::flow::{self, Flow};
 use super::plan::{Layout, Plan, Transfer};
 use super::report::{PeakReport, Timings};
-use super::{ExecError, ExecOptions, ExecutionReport, Executor};
+use super::{ExecError, ExecMode, ExecOptions, ExecutionReport, Executor};
 use rayon::prelude::*;
 use std::time::Instant;
 
 /// A tick moving fewer bytes than this runs on the calling thread (rayon's
 /// hand-off would cost more than the copies).
 const PARALLEL_MIN_BYTES: u64 = 256 << 10;
+
+/// Most host threads (queues) an emulated device mode runs.
+pub const EMULATION_QUEUES: usize = 8;
 
 /// Host-memory executor (see the module docs).
 #[derive(Clone, Debug, Default)]
@@ -45,6 +55,16 @@ impl Executor for CpuExecutor {
     fn execute(&mut self, plan: &Plan, opts: &ExecOptions) -> Result<ExecutionReport, ExecError> {
         opts.check()?;
         opts.check_size(plan)?;
+        match opts.mode {
+            ExecMode::Host => {}
+            ExecMode::Graph => {
+                return Err(ExecError::Unavailable(
+                    "the graph mode captures CUDA streams; the cpu executor has none".into(),
+                ))
+            }
+            ExecMode::DeviceBarrier => return self.emulate(plan, opts, flow::Sync::Barrier),
+            ExecMode::DeviceDataflow => return self.emulate(plan, opts, flow::Sync::Dataflow),
+        }
         let layout = plan.layout();
         let mut arenas = initial_arenas(layout);
         let mut timings = Timings::new(plan, opts.repeat);
@@ -71,6 +91,7 @@ impl Executor for CpuExecutor {
             self.name(),
             self.device(),
             "host clock (std::time::Instant) around each tick",
+            ExecMode::Host,
             opts.warmup,
             verification,
         ))
@@ -102,6 +123,55 @@ impl Executor for CpuExecutor {
             bytes,
             opts.warmup,
             &samples,
+        ))
+    }
+}
+
+impl CpuExecutor {
+    /// A device mode emulated on host threads: the plan's [`Flow`] run by
+    /// [`flow::emulate`], timed as a whole, its trace checked.
+    fn emulate(
+        &self,
+        plan: &Plan,
+        opts: &ExecOptions,
+        sync: flow::Sync,
+    ) -> Result<ExecutionReport, ExecError> {
+        let flow = Flow::new(plan, EMULATION_QUEUES)?;
+        let layout = plan.layout();
+        let mut arenas = initial_arenas(layout);
+        let mut timings = Timings::new(plan, opts.repeat);
+        let mut order = Ok(());
+        for rep in 0..opts.warmup + opts.repeat {
+            if rep > 0 {
+                reset_receive_regions(layout, &mut arenas);
+            }
+            let start = Instant::now();
+            let trace = flow::emulate(&flow, &mut arenas[0], sync, 1);
+            let total = start.elapsed().as_secs_f64() * 1e6;
+            if order.is_ok() {
+                order = trace.check(&flow);
+            }
+            if rep >= opts.warmup {
+                timings.push_total(total);
+            }
+        }
+        let mut verification = verify(layout, &arenas);
+        if let Err(e) = order {
+            verification.passed = false;
+            verification.faults.insert(0, format!("port order: {e}"));
+        }
+        let mode = match sync {
+            flow::Sync::Barrier => ExecMode::DeviceBarrier,
+            flow::Sync::Dataflow => ExecMode::DeviceDataflow,
+        };
+        Ok(timings.report(
+            plan,
+            self.name(),
+            format!("host memory, {} emulation threads", flow.queues()),
+            "host clock around the emulated kernel (each tick: total / ticks)",
+            mode,
+            opts.warmup,
+            verification,
         ))
     }
 }

@@ -15,10 +15,19 @@
 //! reference) and [`CudaExecutor`] (device buffers, one stream per
 //! concurrent copy, CUDA events around every tick; only with the cargo
 //! feature `cuda`, else its constructor says so). Executors do not print.
+//!
+//! Modes ([`ExecMode`], doc/gpu.md): `host` is the tick-by-tick replay
+//! above; `graph` is the same copies captured once as a CUDA graph;
+//! `device-barrier` and `device-dataflow` run the plan's dataflow arrays
+//! ([`flow`]) in one persistent kernel, with a grid barrier per tick or
+//! with each transfer waiting only for its own two ports. The CPU executor
+//! runs the device modes as [`flow::emulate`] (host threads, the kernel's
+//! algorithm), to check the algorithm, not to time hardware.
 
 pub mod cpu;
 mod cuda;
 pub mod data;
+pub mod flow;
 pub mod plan;
 pub mod report;
 
@@ -43,6 +52,64 @@ pub struct ExecOptions {
     /// Largest total buffer size, in bytes, an executor may allocate
     /// (host-side copies of the buffers included).
     pub max_bytes: u64,
+    /// How the executor runs the plan.
+    pub mode: ExecMode,
+}
+
+/// How an executor runs a plan (see the module docs and doc/gpu.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExecMode {
+    /// Copies issued from the host tick by tick, a barrier between ticks.
+    #[default]
+    Host,
+    /// The host replay captured once as a CUDA graph, launched per repetition.
+    Graph,
+    /// One persistent kernel, a grid-wide barrier after every tick.
+    DeviceBarrier,
+    /// One persistent kernel, each transfer waiting only for its sender's
+    /// previous send and its receiver's previous receive.
+    DeviceDataflow,
+}
+
+impl ExecMode {
+    /// Every mode, in the order `--compare` runs them.
+    pub const ALL: [ExecMode; 4] = [
+        ExecMode::Host,
+        ExecMode::Graph,
+        ExecMode::DeviceBarrier,
+        ExecMode::DeviceDataflow,
+    ];
+
+    /// The mode's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecMode::Host => "host",
+            ExecMode::Graph => "graph",
+            ExecMode::DeviceBarrier => "device-barrier",
+            ExecMode::DeviceDataflow => "device-dataflow",
+        }
+    }
+}
+
+impl std::fmt::Display for ExecMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ExecMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        ExecMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown mode {s:?} (expected host, graph, device-barrier or device-dataflow)"
+                )
+            })
+    }
 }
 
 impl Default for ExecOptions {
@@ -52,6 +119,7 @@ impl Default for ExecOptions {
             warmup: 1,
             repeat: 5,
             max_bytes: 8 << 30,
+            mode: ExecMode::Host,
         }
     }
 }
@@ -88,6 +156,8 @@ impl ExecOptions {
 pub enum ExecError {
     #[error(transparent)]
     Plan(#[from] PlanError),
+    #[error(transparent)]
+    Flow(#[from] flow::FlowError),
     #[error("invalid execution options: {0}")]
     Options(String),
     /// The executor cannot run on this machine or build (no driver, no

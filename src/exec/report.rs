@@ -4,6 +4,7 @@
 
 use super::data::Verification;
 use super::plan::{Plan, PlanKind};
+use super::ExecMode;
 use serde::Serialize;
 
 /// Per-tick detail is kept for at most this many ticks (the summary
@@ -68,6 +69,8 @@ pub struct ExecutionReport {
     pub device: String,
     /// How time was taken (host clock or device events).
     pub timer: String,
+    /// How the plan ran (host, graph, device-barrier, device-dataflow).
+    pub mode: ExecMode,
     pub kind: PlanKind,
     /// Instance bits per byte-eighth moved (1 = unscaled).
     pub scale_bits: u64,
@@ -84,7 +87,12 @@ pub struct ExecutionReport {
     pub total: Stats,
     /// `bytes / total.median` in GB/s (10^9 bytes per second).
     pub effective_gbps: f64,
-    /// Per-tick detail (first [`MAX_TICK_DETAIL`] ticks).
+    /// `total.median / ticks`: the whole plan's cost per tick, copies
+    /// included (the only per-tick figure of the graph and device modes,
+    /// which have no tick boundaries to time).
+    pub us_per_tick: f64,
+    /// Per-tick detail (first [`MAX_TICK_DETAIL`] ticks). In the graph and
+    /// device modes every tick's time is `total / ticks` of its repetition.
     pub per_tick: Vec<TickStat>,
     pub per_tick_truncated: bool,
     /// The data check after the last repetition.
@@ -116,12 +124,22 @@ impl Timings {
         self.total_us.push(total_us);
     }
 
+    /// Adds one timed repetition that has only a total: each tick gets
+    /// `total / ticks` (the graph and device modes).
+    pub(crate) fn push_total(&mut self, total_us: f64) {
+        let each = total_us / self.ticks.max(1) as f64;
+        self.tick_us.extend(std::iter::repeat_n(each, self.ticks));
+        self.total_us.push(total_us);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn report(
         self,
         plan: &Plan,
         executor: &str,
         device: String,
         timer: &str,
+        mode: ExecMode,
         warmup: u32,
         verification: Verification,
     ) -> ExecutionReport {
@@ -147,6 +165,7 @@ impl Timings {
             executor: executor.to_string(),
             device,
             timer: timer.to_string(),
+            mode,
             kind: plan.kind(),
             scale_bits: plan.layout().scale_bits,
             devices: plan.layout().devices,
@@ -158,6 +177,7 @@ impl Timings {
             tick: Stats::of(&self.tick_us),
             total,
             effective_gbps: gbps(bytes, total.median_us),
+            us_per_tick: total.median_us / self.ticks.max(1) as f64,
             per_tick,
             per_tick_truncated: detail < self.ticks,
             verification,
@@ -221,18 +241,21 @@ fn fmt_us(us: f64) -> String {
 /// p95 tick time, median total, effective GB/s and the data check.
 pub fn render_table(rows: &[(&str, &ExecutionReport)], peak: Option<&PeakReport>) -> String {
     let head = [
-        "run", "ticks", "copies", "bytes", "tick med", "tick p95", "total", "GB/s", "data",
+        "run", "mode", "ticks", "copies", "bytes", "tick med", "tick p95", "total", "us/tick",
+        "GB/s", "data",
     ];
     let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
     for (label, r) in rows {
         cells.push(vec![
             label.to_string(),
+            r.mode.to_string(),
             r.ticks.to_string(),
             r.copies.to_string(),
             r.bytes.to_string(),
             fmt_us(r.tick.median_us),
             fmt_us(r.tick.p95_us),
             fmt_us(r.total.median_us),
+            format!("{:.2}", r.us_per_tick),
             format!("{:.2}", r.effective_gbps),
             if r.verification.passed { "ok" } else { "FAIL" }.to_string(),
         ]);
@@ -240,12 +263,14 @@ pub fn render_table(rows: &[(&str, &ExecutionReport)], peak: Option<&PeakReport>
     if let Some(p) = peak {
         cells.push(vec![
             "peak copy".into(),
+            "-".into(),
             "1".into(),
             "1".into(),
             p.bytes.to_string(),
             fmt_us(p.copy.median_us),
             fmt_us(p.copy.p95_us),
             fmt_us(p.copy.median_us),
+            "-".into(),
             format!("{:.2}", p.gbps),
             "-".into(),
         ]);

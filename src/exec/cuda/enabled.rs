@@ -18,15 +18,25 @@
 //! only after all of tick `t` has finished; `E[t+1] - E[t]` is the tick's
 //! device time, barrier included.
 //!
+//! Modes: `host` is the above. `graph` captures the same enqueue (copies
+//! on lanes, event fences) once as a CUDA graph on the main stream and
+//! launches it per repetition, timed by two events around the launch (a
+//! graph has no tick events, so each tick is reported as total / ticks).
+//! `device-barrier` and `device-dataflow` launch `kernels.cu` over the
+//! plan's [`Flow`] (see `kernels.rs`), timed the same way. Graph and
+//! device modes run on one device.
+//!
 //! The driver is loaded at run time (cudarc `dynamic-loading`); cudarc
 //! panics on the first call if the library is missing, so
 //! [`CudaExecutor::new`] probes for it first and returns
 //! [`ExecError::Unavailable`] instead.
 
+use super::kernels::{DeviceFlow, Kernels};
 use crate::exec::data::{initial_arenas, verify};
+use crate::exec::flow::{self, Flow};
 use crate::exec::plan::Plan;
 use crate::exec::report::{PeakReport, Timings};
-use crate::exec::{ExecError, ExecOptions, ExecutionReport, Executor};
+use crate::exec::{ExecError, ExecMode, ExecOptions, ExecutionReport, Executor};
 use cudarc::driver::{
     result, sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DriverError,
 };
@@ -49,6 +59,8 @@ pub struct CudaExecutor {
     ordinals: Vec<usize>,
     ctxs: Vec<Arc<CudaContext>>,
     description: String,
+    /// The device modes' kernels on device 0, compiled on first use.
+    kernels: Option<Kernels>,
 }
 
 fn device_err(op: &str) -> impl Fn(DriverError) -> ExecError + '_ {
@@ -171,12 +183,20 @@ impl CudaExecutor {
             ordinals,
             ctxs,
             description,
+            kernels: None,
         })
     }
 
     /// Device ordinals in use, in layout order.
     pub fn ordinals(&self) -> &[usize] {
         &self.ordinals
+    }
+
+    /// The device modes' kernels compiled by NVRTC for compute capability
+    /// `cc` ("90" for sm_90), as PTX text: needs NVRTC, not a GPU. Fails
+    /// with [`ExecError::Unavailable`] without NVRTC.
+    pub fn kernels_ptx(cc: &str) -> Result<String, ExecError> {
+        super::kernels::compile(cc).map(|(ptx, _)| ptx.to_src())
     }
 }
 
@@ -417,55 +437,18 @@ impl Executor for CudaExecutor {
                 self.ctxs.len()
             )));
         }
-        let mut host = initial_arenas(layout);
-        let mut res = self.resources(plan)?;
-        let ticks = plan.ticks().len();
-        let marks = (0..=ticks)
-            .map(|_| {
-                self.ctxs[0]
-                    .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                    .map_err(device_err("cuEventCreate"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut timings = Timings::new(plan, opts.repeat);
-        let mut tick_us = vec![0f64; ticks];
-        for rep in 0..opts.warmup + opts.repeat {
-            // Fresh receive regions every repetition (untimed), so the final
-            // check sees only the last repetition's copies.
-            self.upload(&mut res, &host)?;
-            self.enqueue(plan, &res, &marks)?;
-            res.main
-                .synchronize()
-                .map_err(device_err("cuStreamSynchronize"))?;
-            if rep < opts.warmup {
-                continue;
-            }
-            for t in 0..ticks {
-                tick_us[t] = marks[t]
-                    .elapsed_ms(&marks[t + 1])
-                    .map_err(device_err("cuEventElapsedTime"))? as f64
-                    * 1e3;
-            }
-            let total = marks[0]
-                .elapsed_ms(&marks[ticks])
-                .map_err(device_err("cuEventElapsedTime"))? as f64
-                * 1e3;
-            timings.push(&tick_us, total);
+        if opts.mode != ExecMode::Host && self.ctxs.len() > 1 {
+            return Err(ExecError::Options(format!(
+                "the {} mode runs on one device; pass one device or use --mode host",
+                opts.mode
+            )));
         }
-        self.download(&res, &mut host)?;
-        for ctx in &self.ctxs {
-            ctx.synchronize().map_err(device_err("cuCtxSynchronize"))?;
+        match opts.mode {
+            ExecMode::Host => self.execute_host(plan, opts),
+            ExecMode::Graph => self.execute_graph(plan, opts),
+            ExecMode::DeviceBarrier => self.execute_kernel(plan, opts, flow::Sync::Barrier),
+            ExecMode::DeviceDataflow => self.execute_kernel(plan, opts, flow::Sync::Dataflow),
         }
-        drop(res);
-        let verification = verify(layout, &host);
-        Ok(timings.report(
-            plan,
-            self.name(),
-            self.device(),
-            "CUDA events on the main stream around every tick",
-            opts.warmup,
-            verification,
-        ))
     }
 
     fn peak_copy(&mut self, bytes: u64, opts: &ExecOptions) -> Result<PeakReport, ExecError> {
@@ -514,6 +497,209 @@ impl Executor for CudaExecutor {
             bytes,
             opts.warmup,
             &samples,
+        ))
+    }
+}
+
+impl CudaExecutor {
+    /// The `host` mode (see the module docs).
+    fn execute_host(&self, plan: &Plan, opts: &ExecOptions) -> Result<ExecutionReport, ExecError> {
+        let host = initial_arenas(plan.layout());
+        let mut res = self.resources(plan)?;
+        let ticks = plan.ticks().len();
+        let marks = (0..=ticks)
+            .map(|_| {
+                self.ctxs[0]
+                    .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(device_err("cuEventCreate"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut timings = Timings::new(plan, opts.repeat);
+        let mut tick_us = vec![0f64; ticks];
+        for rep in 0..opts.warmup + opts.repeat {
+            // Fresh receive regions every repetition (untimed), so the final
+            // check sees only the last repetition's copies.
+            self.upload(&mut res, &host)?;
+            self.enqueue(plan, &res, &marks)?;
+            res.main
+                .synchronize()
+                .map_err(device_err("cuStreamSynchronize"))?;
+            if rep < opts.warmup {
+                continue;
+            }
+            for t in 0..ticks {
+                tick_us[t] = marks[t]
+                    .elapsed_ms(&marks[t + 1])
+                    .map_err(device_err("cuEventElapsedTime"))? as f64
+                    * 1e3;
+            }
+            let total = marks[0]
+                .elapsed_ms(&marks[ticks])
+                .map_err(device_err("cuEventElapsedTime"))? as f64
+                * 1e3;
+            timings.push(&tick_us, total);
+        }
+        let verification = self.finish(plan, res)?;
+        Ok(timings.report(
+            plan,
+            self.name(),
+            self.device(),
+            "CUDA events on the main stream around every tick",
+            ExecMode::Host,
+            opts.warmup,
+            verification,
+        ))
+    }
+}
+
+impl CudaExecutor {
+    /// `opts.warmup + opts.repeat` repetitions of `run`, each on freshly
+    /// uploaded buffers: `run` does its untimed preparation, records the
+    /// start event it is given on the main stream and enqueues the work;
+    /// then an end event, a synchronisation, and (timed repetitions) the
+    /// total between the two events.
+    fn timed_runs(
+        &self,
+        plan: &Plan,
+        opts: &ExecOptions,
+        res: &mut Resources,
+        mut run: impl FnMut(&Resources, &CudaEvent) -> Result<(), ExecError>,
+    ) -> Result<Timings, ExecError> {
+        let ev = || {
+            self.ctxs[0]
+                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(device_err("cuEventCreate"))
+        };
+        let (start, end) = (ev()?, ev()?);
+        let host = initial_arenas(plan.layout());
+        let mut timings = Timings::new(plan, opts.repeat);
+        for rep in 0..opts.warmup + opts.repeat {
+            self.upload(res, &host)?;
+            run(res, &start)?;
+            end.record(&res.main).map_err(device_err("cuEventRecord"))?;
+            res.main
+                .synchronize()
+                .map_err(device_err("cuStreamSynchronize"))?;
+            if rep >= opts.warmup {
+                let ms = start
+                    .elapsed_ms(&end)
+                    .map_err(device_err("cuEventElapsedTime"))?;
+                timings.push_total(ms as f64 * 1e3);
+            }
+        }
+        Ok(timings)
+    }
+
+    /// Downloads the arena, waits for the device and checks the bytes.
+    fn finish(&self, plan: &Plan, res: Resources) -> Result<crate::exec::Verification, ExecError> {
+        let mut host = initial_arenas(plan.layout());
+        self.download(&res, &mut host)?;
+        for ctx in &self.ctxs {
+            ctx.synchronize().map_err(device_err("cuCtxSynchronize"))?;
+        }
+        drop(res);
+        Ok(verify(plan.layout(), &host))
+    }
+
+    /// The `graph` mode: the host mode's enqueue (copies on lanes, event
+    /// fences) captured once on the main stream, then launched once per
+    /// repetition between two timing events.
+    fn execute_graph(&self, plan: &Plan, opts: &ExecOptions) -> Result<ExecutionReport, ExecError> {
+        let mut res = self.resources(plan)?;
+        let ticks = plan.ticks().len();
+        // Fork events of the capture: recorded inside it, never timed.
+        let forks = (0..=ticks)
+            .map(|_| {
+                self.ctxs[0]
+                    .new_event(None)
+                    .map_err(device_err("cuEventCreate"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        res.main
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(device_err("cuStreamBeginCapture"))?;
+        let enqueued = self.enqueue(plan, &res, &forks);
+        // Always end the capture, also when the enqueue failed.
+        let graph = res.main.end_capture(sys::CUgraphInstantiate_flags(0));
+        enqueued?;
+        let graph = graph
+            .map_err(device_err("cuStreamEndCapture"))?
+            .ok_or_else(|| ExecError::Device {
+                op: "cuStreamEndCapture".into(),
+                msg: "the capture produced no graph".into(),
+            })?;
+        graph.upload().map_err(device_err("cuGraphUpload"))?;
+        let timings = self.timed_runs(plan, opts, &mut res, |res, start| {
+            start
+                .record(&res.main)
+                .map_err(device_err("cuEventRecord"))?;
+            graph.launch().map_err(device_err("cuGraphLaunch"))
+        })?;
+        drop(graph);
+        let verification = self.finish(plan, res)?;
+        Ok(timings.report(
+            plan,
+            self.name(),
+            self.device(),
+            "CUDA events around each graph launch (each tick: total / ticks)",
+            ExecMode::Graph,
+            opts.warmup,
+            verification,
+        ))
+    }
+
+    /// The device modes: the plan's [`Flow`] run by one cooperative launch
+    /// of `kernels.cu` per repetition, between two timing events.
+    fn execute_kernel(
+        &mut self,
+        plan: &Plan,
+        opts: &ExecOptions,
+        sync: flow::Sync,
+    ) -> Result<ExecutionReport, ExecError> {
+        if self.kernels.is_none() {
+            self.kernels = Some(Kernels::load(&self.ctxs[0])?);
+        }
+        let k = self.kernels.as_ref().expect("loaded above");
+        let flow = Flow::new(plan, k.resident as usize)?;
+        let mut res = self.resources(plan)?;
+        let mut dev = DeviceFlow::new(&res.main, k, &flow, sync)?;
+        let timings = self.timed_runs(plan, opts, &mut res, |res, start| {
+            dev.reset(&res.main)?;
+            start
+                .record(&res.main)
+                .map_err(device_err("cuEventRecord"))?;
+            dev.launch(&res.main, k, res.base[0])
+        })?;
+        let (grid, parts) = dev.shape();
+        drop(dev);
+        let verification = self.finish(plan, res)?;
+        let (mode, what) = match sync {
+            flow::Sync::Barrier => (
+                ExecMode::DeviceBarrier,
+                "a grid barrier per tick".to_string(),
+            ),
+            flow::Sync::Dataflow => (
+                ExecMode::DeviceDataflow,
+                format!(
+                    "{} queues of {} sender ports, {parts} blocks each",
+                    flow.queues(),
+                    flow.sender_ports()
+                ),
+            ),
+        };
+        Ok(timings.report(
+            plan,
+            self.name(),
+            format!(
+                "{}; {}; {grid} blocks of {} threads, {what}",
+                self.device(),
+                k.nvrtc,
+                super::kernels::BLOCK
+            ),
+            "CUDA events around the kernel launch (each tick: total / ticks)",
+            mode,
+            opts.warmup,
+            verification,
         ))
     }
 }
