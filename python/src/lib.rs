@@ -569,16 +569,7 @@ impl MatrixFrame {
             time_limit: self::time_limit(time_limit)?,
             keep_classes: false,
         };
-        let model: Model = model
-            .parse()
-            .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
-        let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
-        if bw <= 0 {
-            return Err(value_error(
-                "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
-            ));
-        }
-        let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+        let (n, bw, model) = matrix_args(n, bw, model)?;
         Ok(MatrixFrame {
             n,
             bw,
@@ -591,6 +582,21 @@ impl MatrixFrame {
         tickopt::instance::dense::instance_from_matrix_le(self.model, self.n, self.bw, matrix)
             .map_err(value_error)
     }
+}
+
+/// The checked rank count, chunk bits and model of a dense-matrix call.
+pub(crate) fn matrix_args(n: i128, bw: i128, model: &str) -> PyResult<(u32, u64, Model)> {
+    let model: Model = model
+        .parse()
+        .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
+    let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
+    if bw <= 0 {
+        return Err(value_error(
+            "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
+        ));
+    }
+    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+    Ok((n, bw, model))
 }
 
 /// A planner for matrices of a fixed rank count that plans each from the

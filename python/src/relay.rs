@@ -4,7 +4,7 @@
 //! certificate), the schedule, and the per-rank relay program a runner
 //! executes (doc/python.md, "Relay programs").
 
-use crate::{build_instance, detached, to_uint, value_error, PyDemand};
+use crate::{build_instance, detached, matrix_args, to_uint, value_error, PyDemand};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::OnceLock;
@@ -156,16 +156,7 @@ pub(crate) fn solve_relay_matrix(
     nvlink_speedup: i128,
 ) -> PyResult<NativeRelaySolution> {
     let tt = machine(gpus_per_node, nvlink_speedup)?;
-    let model: tickopt::instance::Model = model
-        .parse()
-        .map_err(|e: tickopt::instance::UnknownModel| value_error(e))?;
-    let n: u32 = to_uint(n, "slots", "n").map_err(value_error)?;
-    if bw <= 0 {
-        return Err(value_error(
-            "copy_bw_bits_per_tick: bandwidth per tick must be > 0",
-        ));
-    }
-    let bw: u64 = to_uint(bw, "copy_bw_bits_per_tick", "bw").map_err(value_error)?;
+    let (n, bw, model) = matrix_args(n, bw, model)?;
     detached(py, move || {
         let inst = tickopt::instance::dense::instance_from_matrix_le(model, n, bw, matrix)
             .map_err(value_error)?;

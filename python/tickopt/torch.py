@@ -84,11 +84,13 @@ def port_seconds(rows: Sequence[Sequence[int]], rank_gbps: Optional[Sequence[flo
     receives (the diagonal, copied locally, not counted) over its rate,
     `rank_gbps[r]` Gbit/s (seconds per unit of the matrix per Gbit/s
     without rates: every rank at 1)."""
-    n = len(rows)
-    rates = [1.0] * n if rank_gbps is None else [float(x) for x in rank_gbps]
-    out = [sum(rows[s][d] for d in range(n) if d != s) for s in range(n)]
-    into = [sum(rows[s][d] for s in range(n) if s != d) for d in range(n)]
-    return [max(out[r], into[r]) * 8 / (rates[r] * 1e9) for r in range(n)]
+    import numpy as np
+
+    m = np.asarray(rows, dtype=np.float64)
+    local = np.diagonal(m)
+    load = np.maximum(m.sum(axis=1) - local, m.sum(axis=0) - local)
+    rates = np.ones(len(m)) if rank_gbps is None else np.asarray(rank_gbps, dtype=np.float64)
+    return (load * 8 / (rates * 1e9)).tolist()
 
 
 def choose_runner(rows: Sequence[Sequence[int]], rank_gbps: Optional[Sequence[float]] = None) -> str:
