@@ -98,7 +98,11 @@ def choose_runner(rows: Sequence[Sequence[int]], rank_gbps: Optional[Sequence[fl
     for balanced traffic (no port's time over :data:`BALANCED` times the
     mean, at the ranks' rates where given: a tick waits for its slowest
     transfer), ``"dataflow"`` otherwise."""
-    times = port_seconds(rows, rank_gbps)
+    return runner_for_times(port_seconds(rows, rank_gbps))
+
+
+def runner_for_times(times: Sequence[float]) -> str:
+    """:func:`choose_runner` for the ports' times already computed."""
     if max(times, default=0) == 0:
         return "dataflow"
     return "ticks" if max(times) * len(times) <= BALANCED * sum(times) else "dataflow"
@@ -134,6 +138,8 @@ class Plan:
         if runner not in RUNNERS:
             raise ValueError(f"runner must be one of {', '.join(RUNNERS)}, got {runner!r}")
         self.solution = solution
+        self.rank_gbps = None if rank_gbps is None else [float(x) for x in rank_gbps]
+        times = port_seconds(rows, self.rank_gbps)
         # The dataflow runner posts everything at once, which gloo matches
         # by tag; other backends run tick by tick. A relay plan runs its
         # relay program (as dataflow too).
@@ -141,7 +147,7 @@ class Plan:
             self.runner = "relay"
         else:
             if runner == "auto":
-                runner = choose_runner(rows, rank_gbps)
+                runner = runner_for_times(times)
             self.runner = runner if runs_dataflow(group) else "ticks"
         self.group = group
         self.world, self.rank = group_size_rank(group)
@@ -160,8 +166,6 @@ class Plan:
         self._in_off = sum(self.input_split_sizes[:r]) * unit
         self._out_off = sum(self.output_split_sizes[:r]) * unit
         self._local = rows[r][r] * unit
-        self.rank_gbps = None if rank_gbps is None else [float(x) for x in rank_gbps]
-        times = port_seconds(rows, self.rank_gbps)
         #: The rank whose port bounds the step: the most bytes for its rate.
         self.bounding_rank = max(range(self.world), key=lambda q: (times[q], -q))
         #: The port bound in seconds (every port at its rate, ``rank_gbps``):
