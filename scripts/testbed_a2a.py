@@ -201,7 +201,8 @@ def main(argv=None) -> int:
 
 def report(a, world, topo, per_step) -> None:
     print(
-        f"{a.workload} (sigma {a.sigma}, hot x{a.hot_x}), {world} ranks, NIC {topo.get('nic_mbit')} Mbit/s, "
+        f"{a.workload} (sigma {a.sigma}, hot x{a.hot_x}), {world} ranks, NIC {topo.get('nic_mbit')} Mbit/s "
+        f"(TCP {topo.get('congestion', 'host default')}), "
         f"rows of {a.row_bytes} B, mean {a.mean_rows:g} rows a pair, {len(per_step)} steps "
         f"(+{a.warmup} warm-up); outputs byte-equal to torch's"
     )

@@ -70,6 +70,8 @@ def test_two_tier_variables_routes_and_cleanup(tmp_path):
         # Same node: NVLink; other node: the NIC.
         for peer, dev in s["routes"].items():
             assert dev == ("nvl0" if int(peer) // 2 == r // 2 else "nic0"), (r, peer, dev)
+            # cubic on every route, whatever the host's default (BBR on this project's machines).
+            assert "congctl cubic" in s["route_opts"][peer], (r, peer, s["route_opts"][peer])
     assert seen[0]["topo"]["nvlink_mbit"] == 400
     assert left_by(p.pid) == []
 
@@ -103,6 +105,16 @@ def test_ctrl_c_removes_everything(tmp_path):
     assert p.returncode == 0, p.stderr
 
 
+def test_route_options_reach_every_route(tmp_path):
+    p = run_testbed("--nodes", "2", "--gpus-per-node", "2", "--nic-mbit", "100", "--rto-min-ms", "5",
+                    "--congestion", "reno", "--", PROBE, env={"PROBE_DIR": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    for r, s in enumerate(probes(tmp_path, 4)):
+        for peer, opts in s["route_opts"].items():
+            assert "rto_min lock 5ms" in opts and "congctl reno" in opts, (r, peer, opts)
+    assert left_by(p.pid) == []
+
+
 def test_refusals_say_why():
     p = run_testbed("--nodes", "2", "--nic-mbit", "100", "--delay-us", "50", "--", PROBE)
     assert p.returncode == 2 and "netem" in p.stderr
@@ -110,6 +122,10 @@ def test_refusals_say_why():
     assert p.returncode == 2 and "at least 2 ranks" in p.stderr
     p = run_testbed("--nodes", "2", "--nic-mbit", "100", "--nvlink-mbit", "400", "--", PROBE)
     assert p.returncode == 2 and "--nvlink-mbit needs --gpus-per-node > 1" in p.stderr
+    p = run_testbed("--nodes", "2", "--nic-mbit", "100", "--congestion", "nosuch", "--", PROBE)
+    assert p.returncode == 2 and "--congestion nosuch: this kernel offers" in p.stderr, p.stderr
+    p = run_testbed("--nodes", "2", "--nic-mbit", "100", "--rto-min-ms", "0.5", "--", PROBE)
+    assert p.returncode == 2 and "--rto-min-ms must be 1..200 ms" in p.stderr
     assert left_by(p.pid) == []
 
 

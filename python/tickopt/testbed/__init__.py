@@ -5,7 +5,8 @@
 Kernel networking, not a simulator: a network namespace per rank, veth
 ports into Linux bridges (a spine switch for the NICs, a switch per node
 for NVLink), ``tc`` token buckets shaping each direction to the link rate,
-routes choosing the link by destination; real TCP, real queues, real
+routes choosing the link by destination (with cubic congestion control,
+whatever the host's default); real TCP, real queues, real
 incast. torch.distributed (gloo) runs unchanged on top with torchrun's
 variables. Everything the testbed makes lives in namespaces it made, with
 addresses from 198.18.0.0/15 only, and is removed on exit, on error and on
@@ -45,7 +46,7 @@ class Testbed:
         self._ranks: Optional[Ranks] = None
 
     def __enter__(self) -> "Testbed":
-        preflight()
+        preflight(self.topo.congestion)
         remove_stale()
         try:
             self.net.build()

@@ -42,6 +42,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--mtu", type=int, default=9000,
                    help="frame size of every link in bytes (default 9000, jumbo frames as cluster networks "
                    "run; 1500 costs the host's cores six times as much per byte)")
+    p.add_argument("--rto-min-ms", type=float, default=None,
+                   help="least TCP retransmission timeout on every rank's routes, ms (default: the kernel's, "
+                   "200; data-centre hosts run 1-5: a lost tail then costs milliseconds and steps scatter less)")
+    p.add_argument("--congestion", default="cubic",
+                   help="TCP congestion control on every rank's routes (default cubic, Linux's default; "
+                   "the host's own default is not used: BBR misjudges these shaped links)")
     faults = p.add_argument_group("faults (removed with everything else)")
     faults.add_argument("--loss", type=float, default=0.0, metavar="PCT",
                         help="drop PCT percent of every rank's incoming TCP packets at random (nftables)")
@@ -77,7 +83,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     topo = Topology(
         a.nodes, a.gpus_per_node, a.nic_mbit, a.nvlink_mbit, a.queue_ms,
         slow_rank=a.slow_rank, slow_factor=a.slow_factor if a.slow_rank is not None else 1.0, loss_pct=a.loss,
-        mtu=a.mtu,
+        mtu=a.mtu, rto_min_ms=a.rto_min_ms, congestion=a.congestion,
     )
     if a.kill_rank is not None and not 0 <= a.kill_rank < topo.ranks:
         print(f"testbed: --kill-rank {a.kill_rank} is not a rank (0..{topo.ranks - 1})", file=sys.stderr)

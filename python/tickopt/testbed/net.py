@@ -59,6 +59,17 @@ class Topology:
     #: cluster networks run) costs the host's cores a sixth of 1,500's per
     #: byte, so that the links, not the cores, set the time.
     mtu: int = 9000
+    #: The least TCP retransmission timeout on every rank's routes, in ms
+    #: (None: the kernel's, 200 ms). Data-centre hosts lower it (e.g. 5
+    #: ms): a lost tail then costs milliseconds, not a fifth of a second,
+    #: and steps scatter less.
+    rto_min_ms: Optional[float] = None
+    #: TCP congestion control on every rank's routes (``ip route ...
+    #: congctl``). cubic, Linux's default, is what torch.distributed meets
+    #: on most clusters; the host's own default may differ (BBR, which on
+    #: these shaped sub-millisecond links keeps a flow at the share it had
+    #: under incast for most of a second after the others finished).
+    congestion: str = "cubic"
 
     @property
     def ranks(self) -> int:
@@ -97,12 +108,17 @@ class Topology:
             raise TestbedError(f"--slow-factor must be >= 1, got {self.slow_factor}")
         if not 576 <= self.mtu <= 65000:
             raise TestbedError(f"--mtu must be 576..65000 bytes, got {self.mtu}")
+        if self.rto_min_ms is not None and not 1 <= self.rto_min_ms <= 200:
+            raise TestbedError(f"--rto-min-ms must be 1..200 ms, got {self.rto_min_ms}")
+        if not re.fullmatch(r"[a-z0-9_]{1,15}", self.congestion):
+            raise TestbedError(f"--congestion must name a TCP congestion control (e.g. cubic), got {self.congestion!r}")
         if not 0 <= self.loss_pct < 100:
             raise TestbedError(f"--loss must be a percentage in [0, 100), got {self.loss_pct}")
 
 
-def preflight() -> None:
-    """Refuses clearly when the testbed cannot work here."""
+def preflight(congestion: Optional[str] = None) -> None:
+    """Refuses clearly when the testbed cannot work here (with `congestion`:
+    when this kernel lacks that TCP congestion control)."""
     missing = [t for t in ("ip", "tc") if shutil.which(t) is None]
     if missing:
         raise TestbedError(
@@ -114,6 +130,14 @@ def preflight() -> None:
             "the testbed makes network namespaces, veths and tc queues: run it as root "
             "(or with CAP_NET_ADMIN and CAP_SYS_ADMIN)"
         )
+    if congestion is not None:
+        try:
+            with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+                offered = f.read().split()
+        except OSError:
+            return  # the route will say so
+        if congestion not in offered:
+            raise TestbedError(f"--congestion {congestion}: this kernel offers {', '.join(offered)}")
 
 
 def sh(args: Sequence[str], ns: Optional[str] = None) -> str:
@@ -205,6 +229,9 @@ class Network:
         for sw in switches:
             batch(sw, ["link add br0 type bridge", "link set br0 up"])
         ports = {sw: [] for sw in switches}
+        # Every route a rank has carries the congestion control (and the
+        # least retransmission timeout, if set).
+        route_opts = f" congctl {t.congestion}" + ("" if t.rto_min_ms is None else f" rto_min {t.rto_min_ms:g}ms")
         for r in range(t.ranks):
             cmds = [
                 "link set lo up",
@@ -212,6 +239,8 @@ class Network:
                 f"addr add {t.nic_ip(r)}/{NIC_NET.prefixlen} dev nic0",
                 "link set nic0 up",
             ]
+            # The address's own route, replaced with the options on it.
+            cmds.append(f"route replace {NIC_NET} dev nic0 proto kernel scope link src {t.nic_ip(r)}{route_opts}")
             ports[self.spine_ns].append(f"p{r}")
             if nvlink:
                 node, local = divmod(r, g)
@@ -223,7 +252,7 @@ class Network:
                 ports[nodes[node]].append(f"p{local}")
                 for peer in range(node * g, node * g + g):
                     if peer != r:
-                        cmds.append(f"route add {t.nic_ip(peer)}/32 dev nvl0 src {t.nic_ip(r)}")
+                        cmds.append(f"route add {t.nic_ip(peer)}/32 dev nvl0 src {t.nic_ip(r)}{route_opts}")
             batch(ranks[r], cmds)
         for sw, names in ports.items():
             batch(sw, [c for port in names for c in (f"link set {port} master br0", f"link set {port} up")])
