@@ -71,11 +71,11 @@ RUNNERS = ("auto", "dataflow", "ticks")
 
 #: ``runner="auto"`` runs tick by tick where no port carries more than this
 #: times the ports' mean load (both directions), as dataflow otherwise.
-#: Measured on the testbed (8 ranks x 100 Mbit/s, doc/performance.md
-#: "Executed"): on uniform traffic (ratio 1.0) the tick-by-tick runner took
-#: 0.64x torch's time and dataflow 0.90x; at ratio ~1.2 (log-normal sigma
-#: 0.3) the two were even with torch; from ~1.3 (sigma 0.5) on, dataflow
-#: was at torch's speed and tick by tick 1.09-1.20x slower.
+#: Measured on the testbed (8 ranks x 100 Mbit/s, TCP cubic,
+#: doc/performance.md "Executed"): on even splits (ratio 1.0) the
+#: tick-by-tick runner took 0.82x torch's time and dataflow 0.94x; with
+#: log-normal splits of sigma 0.15, 0.3 and 0.5 (no hot ranks) dataflow was
+#: at torch's speed (0.99-1.01x) and tick by tick 1.08-1.12x slower.
 BALANCED = 1.1
 
 
