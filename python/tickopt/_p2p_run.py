@@ -81,6 +81,34 @@ def auto_chunk(units: "np.ndarray") -> int:
     return 1 << (want - 1).bit_length()
 
 
+def auto_chunk_relayed(units: "np.ndarray", gpus_per_node: int, nvlink_speedup: int) -> int:
+    """The default chunk of a relayed plan (issue 52), in plan units: the
+    relays' own bound over :data:`TARGET_TICKS`, rounded up to a power of
+    two. That bound is the busiest node's NIC share (its inter-node bytes
+    out or in over its G NICs) or the busiest rank's NVLink share (its
+    bytes to and from its node over `nvlink_speedup`), whichever is
+    larger: a third of the busiest direct port on hot-rank traffic, so
+    :func:`auto_chunk` would leave a relayed step ~20 ticks, and each
+    NIC's bytes then vary by whole chunks (measured on the two-tier
+    testbed: 1.33-1.45x the node bound at 1 MiB chunks, ~5% less time at
+    256 KiB, doc/performance.md "Relays on the two-tier testbed")."""
+    import numpy as np
+
+    n, g = len(units), gpus_per_node
+    node = np.arange(n) // g
+    inter = node[:, None] != node[None, :]
+    nodes = int(node.max(initial=0)) + 1
+    out_bytes = np.bincount(node, weights=(units * inter).sum(axis=1), minlength=nodes)
+    in_bytes = np.bincount(node, weights=(units * inter).sum(axis=0), minlength=nodes)
+    nic = max(float(out_bytes.max(initial=0)), float(in_bytes.max(initial=0))) / g
+    local = units * ~inter
+    nvlink = max(float(local.sum(axis=1).max(initial=0)), float(local.sum(axis=0).max(initial=0))) / max(
+        nvlink_speedup, 1
+    )
+    want = max(-(-int(max(nic, nvlink, 1.0)) // TARGET_TICKS), 1)
+    return 1 << (want - 1).bit_length()
+
+
 def plan_units(
     matrix: Sequence[Sequence[int]],
     model: str,
@@ -102,7 +130,8 @@ def plan_units(
     units = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix))
     np.fill_diagonal(units, 0)
     if chunk is None:
-        chunk = auto_chunk(units)
+        relayed = relays is not None and None not in relays
+        chunk = auto_chunk_relayed(units, relays[0], relays[1]) if relayed else auto_chunk(units)
     if chunk <= 0:
         raise ValueError(f"chunk size must be > 0, got {chunk}")
     bits = units * 8

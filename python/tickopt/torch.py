@@ -19,7 +19,8 @@ meets incast at every port together (:func:`choose_runner`, the default
 backends other than gloo. The model defaults to READ1_WRITE1 (a port sends
 one transfer and receives one at a time: full-duplex links) and the chunk
 to :func:`tickopt._p2p_run.auto_chunk` (the busiest port's load over about
-64 ticks). Only torch's own calls are used (gloo on CPU, NCCL on GPU), no
+64 ticks; for a relayed plan its node bound's load over about 64 ticks,
+:func:`tickopt._p2p_run.auto_chunk_relayed`). Only torch's own calls are used (gloo on CPU, NCCL on GPU), no
 device code.
 
 Buffers are viewed as bytes, so any dtype and trailing shape works and the
@@ -348,7 +349,9 @@ def plan_all_to_all(
     `row_bytes` (``element_size()`` times the trailing numel) it is made in
     bytes: `chunk_bytes` may cut rows, and runs take rows of exactly that
     size. The chunk defaults to the busiest port's load over about 64
-    ticks, rounded up to a power of two (:func:`tickopt._p2p_run.auto_chunk`).
+    ticks, rounded up to a power of two (:func:`tickopt._p2p_run.auto_chunk`;
+    relayed, the busiest NIC's share of its node's traffic or NVLink port's
+    over about 64 ticks, :func:`tickopt._p2p_run.auto_chunk_relayed`).
     The model defaults to READ1_WRITE1 (full-duplex ports). `runner` is
     ``"dataflow"`` (every transfer posted at once), ``"ticks"`` (one
     ``batch_isend_irecv`` per tick) or ``"auto"`` (default: ticks on
