@@ -135,14 +135,16 @@ fn json_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
 }
 
 /// Whether a JSON document can hold a key `gpus_per_node` or
-/// `nvlink_speedup` at all: false when its bytes contain neither name and
-/// no backslash (a key spelt with escapes). Reading the whole document
-/// through `serde_json` to learn that it has neither took about 0.5 s of a
-/// 357 MB instance (issue 53); this search takes a few tens of ms.
+/// `nvlink_speedup` at all: false when its bytes contain neither name in
+/// quotes (as a key without escapes is written; `gen`'s notes name
+/// `gpus_per_node=8` unquoted) and no backslash (a key spelt with
+/// escapes). Reading the whole document through `serde_json` to learn that
+/// it has neither took about 0.5 s of a 357 MB instance (issue 53); this
+/// search takes a few tens of ms.
 fn may_name_machine(file: &std::fs::File) -> std::io::Result<bool> {
     use memchr::memmem::Finder;
     use std::io::Read;
-    const KEYS: [&[u8]; 2] = [b"gpus_per_node", b"nvlink_speedup"];
+    const KEYS: [&[u8]; 2] = [b"\"gpus_per_node\"", b"\"nvlink_speedup\""];
     let finders = KEYS.map(Finder::new);
     // Each block starts with the last bytes of the one before, so a name
     // across two reads is still found.
@@ -279,6 +281,7 @@ mod tests {
     #[test]
     fn finds_a_name_or_an_escape_anywhere() {
         assert!(!probe(br#"{"slots": 2, "demands": []}"#));
+        assert!(!probe(br#"{"notes": "gen gpus_per_node=8 nvlink_speedup=2"}"#));
         assert!(probe(br#"{"gpus_per_node": 8}"#));
         assert!(probe(br#"{"x": 1, "nvlink_speedup": 8}"#));
         assert!(probe(br#"{"gpus\u005fper_node": 8}"#));
