@@ -103,6 +103,11 @@ fn json_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
     }
     let file =
         std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
+    if !may_name_machine(&file).with_context(|| format!("cannot read {}", input.display()))? {
+        return Ok((None, None));
+    }
+    let file =
+        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
     let Ok(m) = serde_json::from_reader::<_, Machine>(std::io::BufReader::new(file)) else {
         // Not an object of that shape: the instance reader says why.
         return Ok((None, None));
@@ -127,6 +132,41 @@ fn json_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
         read("gpus_per_node", m.gpus_per_node)?,
         read("nvlink_speedup", m.nvlink_speedup)?,
     ))
+}
+
+/// Whether a JSON document can hold a key `gpus_per_node` or
+/// `nvlink_speedup` at all: false when its bytes contain neither name in
+/// quotes (as a key without escapes is written; `gen`'s notes name
+/// `gpus_per_node=8` unquoted) and no backslash (a key spelt with
+/// escapes). Reading the whole document through `serde_json` to learn that
+/// it has neither took about 0.5 s of a 357 MB instance (issue 53); this
+/// search takes a few tens of ms.
+fn may_name_machine(file: &std::fs::File) -> std::io::Result<bool> {
+    use memchr::memmem::Finder;
+    use std::io::Read;
+    const KEYS: [&[u8]; 2] = [b"\"gpus_per_node\"", b"\"nvlink_speedup\""];
+    let finders = KEYS.map(Finder::new);
+    // Each block starts with the last bytes of the one before, so a name
+    // across two reads is still found.
+    let keep = KEYS.iter().map(|k| k.len()).max().unwrap_or(0) - 1;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut len, mut reader) = (0, file);
+    loop {
+        let n = reader.read(&mut buf[len..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        len += n;
+        let block = &buf[..len];
+        if memchr::memchr(b'\\', block).is_some()
+            || finders.iter().any(|f| f.find(block).is_some())
+        {
+            return Ok(true);
+        }
+        let tail = len.min(keep);
+        buf.copy_within(len - tail..len, 0);
+        len = tail;
+    }
 }
 
 /// Plans `inst` on `tt` and writes the schedule and the summary (the
@@ -223,4 +263,34 @@ pub fn verify(
         claim.status
     )?;
     Ok(if holds { 0 } else { 2 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_name_machine;
+    use std::io::Write;
+
+    fn probe(bytes: &[u8]) -> bool {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(bytes).unwrap();
+        use std::io::Seek;
+        f.rewind().unwrap();
+        may_name_machine(&f).unwrap()
+    }
+
+    #[test]
+    fn finds_a_name_or_an_escape_anywhere() {
+        assert!(!probe(br#"{"slots": 2, "demands": []}"#));
+        assert!(!probe(br#"{"notes": "gen gpus_per_node=8 nvlink_speedup=2"}"#));
+        assert!(probe(br#"{"gpus_per_node": 8}"#));
+        assert!(probe(br#"{"x": 1, "nvlink_speedup": 8}"#));
+        assert!(probe(br#"{"gpus\u005fper_node": 8}"#));
+        // A name across two 1 MiB reads.
+        for cut in [3, 7, 12] {
+            let mut doc = vec![b' '; (1 << 20) - cut];
+            doc.extend_from_slice(b"\"nvlink_speedup\": 2");
+            assert!(probe(&doc), "cut {cut}");
+        }
+        assert!(!probe(&vec![b' '; 3 << 20]));
+    }
 }

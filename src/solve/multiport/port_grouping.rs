@@ -77,11 +77,15 @@ pub(super) fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
 }
 
 /// [`group_ticks`] on a [`Schedule`] of one-port demand indices, the ids
-/// mapped through `id_of` first.
+/// mapped through `id_of` first. With `q = 1` every group is one tick:
+/// the mapped rounds are returned as they are (a schedule has no round of
+/// repeat 0), without the copy `group_ticks` would make of every round
+/// (the port halves of issue 53 colour with one port a half).
 pub fn group_schedule(schedule: &Schedule, q: u64, id_of: &[u32]) -> Vec<(u64, Vec<u32>)> {
     let rounds: Vec<(u64, Vec<u32>)> = schedule
         .rounds
         .iter()
+        .filter(|r| r.repeat > 0)
         .map(|r| {
             (
                 r.repeat,
@@ -89,6 +93,9 @@ pub fn group_schedule(schedule: &Schedule, q: u64, id_of: &[u32]) -> Vec<(u64, V
             )
         })
         .collect();
+    if q == 1 {
+        return rounds;
+    }
     group_ticks(&rounds, q)
 }
 

@@ -118,21 +118,42 @@ pub(super) fn split(slots: usize, arcs: &[ArcCount], p: u32) -> ([Vec<ArcCount>;
 }
 
 /// Two halves' rounds (ids sorted within each round) laid side by side:
-/// tick `t` of the result is tick `t` of both, ids merged in order.
+/// tick `t` of the result is tick `t` of both, ids merged in order. The
+/// steps (which round of each half, for how many ticks) are laid out first
+/// from the repeats alone; the merges, about as many ids as the halves
+/// hold (0.3 s on one core at 2,048 x 4), run on the rayon threads; the
+/// rounds are pushed in order, so the result does not depend on the
+/// thread count.
 pub(super) fn side_by_side(halves: [&[(u64, Vec<u32>)]; 2]) -> Schedule {
+    use rayon::prelude::*;
+    let steps = steps_side_by_side(halves);
+    let merged: Vec<Vec<u32>> = steps
+        .par_iter()
+        .map(|&(_, at)| {
+            let ids = |h: usize| at[h].map_or(&[][..], |i| &halves[h][i].1[..]);
+            super::port_grouping::merge(ids(0), ids(1))
+        })
+        .collect();
     let mut schedule = Schedule::new();
+    for ((step, _), ids) in steps.into_iter().zip(merged) {
+        schedule.push(step, ids);
+    }
+    schedule
+}
+
+/// The steps of [`side_by_side`]: ticks, and the round of each half they
+/// come from (`None`: that half has ended).
+fn steps_side_by_side(halves: [&[(u64, Vec<u32>)]; 2]) -> Vec<(u64, [Option<usize>; 2])> {
+    let mut steps = Vec::new();
     // Per half: the round at the front and its ticks not laid out yet.
     let mut at = [0usize; 2];
     let mut left = halves.map(|h| h.first().map_or(0, |r| r.0));
     loop {
         let Some(step) = left.iter().copied().filter(|&l| l > 0).min() else {
-            return schedule;
+            return steps;
         };
-        let ids = |h: usize| match left[h] {
-            0 => &[][..],
-            _ => &halves[h][at[h]].1[..],
-        };
-        schedule.push(step, super::port_grouping::merge(ids(0), ids(1)));
+        let from = [0, 1].map(|h| (left[h] > 0).then_some(at[h]));
+        steps.push((step, from));
         for h in 0..2 {
             if left[h] > 0 {
                 left[h] -= step;
