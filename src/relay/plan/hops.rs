@@ -18,6 +18,10 @@
 //! two ticks. Intra-node chunks then take the earliest ticks with room on
 //! their one NVLink hop.
 //!
+//! The intervals are swept in windows of a few ticks, in tick order:
+//! each interval active in a window places its chunks of the window, so
+//! the greedy sees the chunks nearly as a tick-by-tick sweep would.
+//!
 //! Consecutive chunks of a demand whose hops all move one tick are one
 //! run ([`RelayRun`]): work and output grow with intervals and demands,
 //! and the only work per chunk is the NVLink count of its hops.
@@ -28,6 +32,13 @@ use super::rails::RailLoads;
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::{Hop, RelayRun};
+
+/// Ticks the placement sweeps at a time: every NIC interval active in a
+/// window places its chunks of the window before the next window, so the
+/// NVLink greedy sees the chunks nearly in tick order (as a tick-by-tick
+/// sweep would: fewer hops pushed past the NIC layer) while an interval's
+/// state is loaded once a window, not once a tick.
+const WINDOW: u64 = 16;
 
 /// Planning ticks are signed (a first hop may precede the NIC layer);
 /// runs store them shifted by this much until the plan's first tick is
@@ -85,60 +96,39 @@ pub(crate) fn place(
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
-    for (x, iv) in intervals.iter().enumerate() {
-        // The segments' state is scattered: load the next intervals' early
-        // (their values are not needed yet, only their cache lines).
-        if let Some(next) = intervals.get(x + 4) {
-            std::hint::black_box(cursors[next.cursor as usize].at);
+    // The intervals active in the window, each with its next tick.
+    let mut active: Vec<(usize, u64)> = Vec::new();
+    let mut next = 0usize;
+    let mut window = 0u64;
+    while next < intervals.len() || !active.is_empty() {
+        let end = window + WINDOW;
+        while next < intervals.len() && intervals[next].start < end {
+            active.push((next, intervals[next].start));
+            next += 1;
         }
-        if let Some(next) = intervals.get(x + 2) {
-            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
-        }
-        let k = iv.rail;
-        let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
-        let cur = &mut cursors[iv.cursor as usize];
-        let mut item = seq[cur.at];
-        let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
-        for s in 0..iv.len {
-            let t = (iv.start + s) as i64;
-            let mut first = 0i64;
-            if relay_first {
-                let at = grid.latest_fit(t - 1, item.src, sender);
-                grid.take(at, item.src, sender);
-                first = at - t;
+        let mut kept = 0;
+        for i in 0..active.len() {
+            // The segments' state is scattered: load the next intervals'
+            // early (their values are not needed yet, only their lines).
+            if let Some(&(x, _)) = active.get(i + 4) {
+                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
             }
-            let mut last = 0i64;
-            if relay_last {
-                let at = grid.earliest_fit(t + 1, receiver, item.dst);
-                grid.take(at, receiver, item.dst);
-                last = at - t;
+            if let Some(&(x, _)) = active.get(i + 2) {
+                let at = cursors[intervals[x].cursor as usize].at;
+                std::hint::black_box(seq.get(at).map(|i| i.chunks));
             }
-            let p = &mut cur.run;
-            if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
-                p.count += 1;
-            } else {
-                close(&mut runs, &item, *p, sender, receiver);
-                *p = Pending {
-                    chunk: cur.chunk,
-                    count: 1,
-                    nic: t,
-                    first,
-                    last,
-                };
-            }
-            cur.chunk += 1;
-            if cur.chunk == item.chunks {
-                close(&mut runs, &item, cur.run, sender, receiver);
-                cur.run.count = 0;
-                cur.at += 1;
-                cur.chunk = 0;
-                if s + 1 < iv.len {
-                    item = seq[cur.at];
-                    relay_first = item.src_local != k;
-                    relay_last = item.dst_local != k;
-                }
+            let (x, from) = active[i];
+            let iv = &intervals[x];
+            let to = (iv.start + iv.len).min(end);
+            let cur = &mut cursors[iv.cursor as usize];
+            place_ticks(tt, &seq, cur, &mut grid, &mut runs, iv, from..to);
+            if to < iv.start + iv.len {
+                active[kept] = (x, to);
+                kept += 1;
             }
         }
+        active.truncate(kept);
+        window = end;
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
@@ -156,6 +146,65 @@ pub(crate) fn place(
     }
     place_intra(inst, tt, &mut grid, &mut runs);
     runs
+}
+
+/// Places the chunks interval `iv` sends in ticks `ticks` (a part of it):
+/// the next chunks of its segment (`cur`), their NVLink hops on `grid`,
+/// the runs they close on `runs`.
+fn place_ticks(
+    tt: TwoTier,
+    seq: &[Item],
+    cur: &mut Cursor,
+    grid: &mut Grid,
+    runs: &mut Vec<RelayRun>,
+    iv: &Interval,
+    ticks: std::ops::Range<u64>,
+) {
+    let k = iv.rail;
+    let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
+    let mut item = seq[cur.at];
+    let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
+    let last_tick = ticks.end;
+    for t in ticks {
+        let t = t as i64;
+        let mut first = 0i64;
+        if relay_first {
+            let at = grid.latest_fit(t - 1, item.src, sender);
+            grid.take(at, item.src, sender);
+            first = at - t;
+        }
+        let mut last = 0i64;
+        if relay_last {
+            let at = grid.earliest_fit(t + 1, receiver, item.dst);
+            grid.take(at, receiver, item.dst);
+            last = at - t;
+        }
+        let p = &mut cur.run;
+        if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
+            p.count += 1;
+        } else {
+            close(runs, &item, *p, sender, receiver);
+            *p = Pending {
+                chunk: cur.chunk,
+                count: 1,
+                nic: t,
+                first,
+                last,
+            };
+        }
+        cur.chunk += 1;
+        if cur.chunk == item.chunks {
+            close(runs, &item, cur.run, sender, receiver);
+            cur.run.count = 0;
+            cur.at += 1;
+            cur.chunk = 0;
+            if ((t + 1) as u64) < last_tick {
+                item = seq[cur.at];
+                relay_first = item.src_local != k;
+                relay_last = item.dst_local != k;
+            }
+        }
+    }
 }
 
 /// The rail of each cursor, in cursor order.
@@ -283,18 +332,37 @@ fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<It
 }
 
 /// Where each rail's segment of each pair starts (rails in order cut the
-/// pair's sequence), indexed by rail, then the rail's entry.
+/// pair's sequence), indexed by rail, then the rail's entry. The pairs
+/// are walked one after the other (the sequence in memory order), each
+/// pair's rails in rail order.
 fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads) -> Vec<Cursor> {
-    let mut pos: Vec<(usize, u64)> = (0..pairs).map(|p| (pair_start[p], 0)).collect();
-    let mut out = Vec::with_capacity(rails.iter().map(|r| r.len()).sum());
+    // Per pair, its rails' (cursor, chunks), in rail order.
+    let mut first = vec![0usize; pairs + 1];
     for rail in rails {
-        for &(p, c) in rail {
-            let (mut at, mut chunk) = pos[p as usize];
-            out.push(Cursor {
-                at,
-                chunk,
-                run: Pending::default(),
-            });
+        for &(p, _) in rail {
+            first[p as usize + 1] += 1;
+        }
+    }
+    for p in 0..pairs {
+        first[p + 1] += first[p];
+    }
+    let total = first[pairs];
+    let mut fill = first.clone();
+    let mut of_pair = vec![(0usize, 0u64); total];
+    for (x, &(p, c)) in rails.iter().flatten().enumerate() {
+        of_pair[fill[p as usize]] = (x, c);
+        fill[p as usize] += 1;
+    }
+    let empty = Cursor {
+        at: 0,
+        chunk: 0,
+        run: Pending::default(),
+    };
+    let mut out = vec![empty; total];
+    for p in 0..pairs {
+        let (mut at, mut chunk) = (pair_start[p], 0u64);
+        for &(x, c) in &of_pair[first[p]..first[p + 1]] {
+            out[x] = Cursor { at, chunk, ..empty };
             let mut left = c;
             while left > 0 {
                 let take = (seq[at].chunks - chunk).min(left);
@@ -305,7 +373,6 @@ fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads)
                     chunk = 0;
                 }
             }
-            pos[p as usize] = (at, chunk);
         }
     }
     out
