@@ -18,10 +18,6 @@
 //! two ticks. Intra-node chunks then take the earliest ticks with room on
 //! their one NVLink hop.
 //!
-//! The intervals are swept in windows of a few ticks, in tick order:
-//! each interval active in a window places its chunks of the window, so
-//! the greedy sees the chunks nearly as a tick-by-tick sweep would.
-//!
 //! Consecutive chunks of a demand whose hops all move one tick are one
 //! run ([`RelayRun`]): work and output grow with intervals and demands,
 //! and the only work per chunk is the NVLink count of its hops.
@@ -32,13 +28,6 @@ use super::rails::RailLoads;
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::{Hop, RelayRun};
-
-/// Ticks the placement sweeps at a time: every NIC interval active in a
-/// window places its chunks of the window before the next window, so the
-/// NVLink greedy sees the chunks nearly in tick order (as a tick-by-tick
-/// sweep would: fewer hops pushed past the NIC layer) while an interval's
-/// state is loaded once a window, not once a tick.
-const WINDOW: u64 = 16;
 
 /// Planning ticks are signed (a first hop may precede the NIC layer);
 /// runs store them shifted by this much until the plan's first tick is
@@ -96,39 +85,17 @@ pub(crate) fn place(
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
-    // The intervals active in the window, each with its next tick.
-    let mut active: Vec<(usize, u64)> = Vec::new();
-    let mut next = 0usize;
-    let mut window = 0u64;
-    while next < intervals.len() || !active.is_empty() {
-        let end = window + WINDOW;
-        while next < intervals.len() && intervals[next].start < end {
-            active.push((next, intervals[next].start));
-            next += 1;
+    for (x, iv) in intervals.iter().enumerate() {
+        // The segments' state is scattered: load the next intervals' early
+        // (their values are not needed yet, only their cache lines).
+        if let Some(next) = intervals.get(x + 4) {
+            std::hint::black_box(cursors[next.cursor as usize].at);
         }
-        let mut kept = 0;
-        for i in 0..active.len() {
-            // The segments' state is scattered: load the next intervals'
-            // early (their values are not needed yet, only their lines).
-            if let Some(&(x, _)) = active.get(i + 4) {
-                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
-            }
-            if let Some(&(x, _)) = active.get(i + 2) {
-                let at = cursors[intervals[x].cursor as usize].at;
-                std::hint::black_box(seq.get(at).map(|i| i.chunks));
-            }
-            let (x, from) = active[i];
-            let iv = &intervals[x];
-            let to = (iv.start + iv.len).min(end);
-            let cur = &mut cursors[iv.cursor as usize];
-            place_ticks(tt, &seq, cur, &mut grid, &mut runs, iv, from..to);
-            if to < iv.start + iv.len {
-                active[kept] = (x, to);
-                kept += 1;
-            }
+        if let Some(next) = intervals.get(x + 2) {
+            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
         }
-        active.truncate(kept);
-        window = end;
+        let cur = &mut cursors[iv.cursor as usize];
+        place_ticks(tt, &seq, cur, &mut grid, &mut runs, iv, iv.start..iv.start + iv.len);
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
