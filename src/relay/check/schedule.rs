@@ -15,7 +15,9 @@
 //! A run's chunks all take the same route one tick apart, so a run holds
 //! each port it uses for an interval of ticks: the port check sweeps the
 //! intervals' ends and starts in tick order. Linear in runs, demands and
-//! ticks; no work per chunk.
+//! ticks; no work per chunk. One pass over the runs checks the routes and
+//! counts the buckets; the coverage and port checks then read the runs
+//! once each, side by side on two threads for large schedules.
 
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
@@ -95,6 +97,13 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
     let g = tt.gpus_per_node;
     let demands = inst.demands();
     let mut holds = 0usize;
+    // The buckets the checks after this pass sort by, counted in it: per
+    // demand its runs; per tick the holds that start and end there, when
+    // the ticks are few enough for a bucket each (and ports fit in u32).
+    let dense = s.ticks <= 24 * s.runs.len() as u64 + 1024 && inst.slots <= u32::MAX / 4;
+    let buckets = if dense { s.ticks as usize + 2 } else { 0 };
+    let (mut starts, mut ends) = (vec![0usize; buckets], vec![0usize; buckets]);
+    let mut per_demand = vec![0usize; demands.len()];
     for (at, c) in s.runs.iter().enumerate() {
         let d = c.demand as usize;
         let Some(dem) = demands.get(d) else {
@@ -157,7 +166,12 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             let nic = hop.from / g != hop.to / g;
             shape[h] = if nic { b'N' } else { b'V' };
             holds += 2;
+            if dense {
+                starts[hop.tick as usize] += 2;
+                ends[hop.tick as usize + c.count as usize] += 2;
+            }
         }
+        per_demand[d] += 1;
         let inter = dem.src / g != dem.dst / g;
         let shape = &shape[..hops.len()];
         let ok = if inter {
@@ -173,49 +187,86 @@ pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result
             )));
         }
     }
-    check_coverage(inst, s)?;
-    check_ports(s, g, holds, inst.slots, tt.nvlink_speedup as u64)
+    let rho = tt.nvlink_speedup as u64;
+    let coverage = || check_coverage(inst, s, per_demand);
+    let ports = || {
+        if dense {
+            check_ports_bucketed(s, g, (starts, ends), holds, inst.slots, rho)
+        } else {
+            check_ports_sorted(s, g, holds, inst.slots, rho)
+        }
+    };
+    // The two checks read the runs apart: side by side on large schedules
+    // (the coverage error first when both fail, as in sequence).
+    let (coverage, ports) = if s.runs.len() >= PARALLEL_RUNS {
+        rayon::join(coverage, ports)
+    } else {
+        (coverage(), ports())
+    };
+    coverage?;
+    ports
+}
+
+/// Runs from which the coverage and port checks run on two threads.
+const PARALLEL_RUNS: usize = 1 << 15;
+
+/// Turns per-bucket counts into bucket ends as they will be once filled:
+/// `at[b]` becomes where bucket `b` starts; filling a bucket's entries at
+/// `at[b]`, one after the other, leaves it where bucket `b + 1` starts,
+/// so afterwards bucket `b` is `at[b - 1]..at[b]` (from 0 for `b` = 0).
+fn bucket_starts(at: &mut [usize]) {
+    let mut acc = 0usize;
+    for x in at.iter_mut() {
+        let c = *x;
+        *x = acc;
+        acc += c;
+    }
+}
+
+/// Bucket `b` once filled ([`bucket_starts`]).
+fn bucket(at: &[usize], b: usize) -> std::ops::Range<usize> {
+    (if b == 0 { 0 } else { at[b - 1] })..at[b]
 }
 
 /// Every demand's runs tile its chunks: sorted by first chunk (runs
-/// bucketed by demand), each starts where the one before ends, the first
-/// at 0, the last ending at the demand's chunk count. An overlap is a
-/// duplicate, a gap or a short end a missing chunk. (Each run was checked
-/// to lie inside its demand.)
-fn check_coverage(inst: &Instance, s: &RelaySchedule) -> Result<(), RelayInvalid> {
+/// bucketed by demand, `per_demand` runs each), each starts where the one
+/// before ends, the first at 0, the last ending at the demand's chunk
+/// count. An overlap is a duplicate, a gap or a short end a missing chunk.
+/// (Each run was checked to lie inside its demand.)
+fn check_coverage(
+    inst: &Instance,
+    s: &RelaySchedule,
+    mut at: Vec<usize>,
+) -> Result<(), RelayInvalid> {
     let demands = inst.demands();
-    let mut start = vec![0usize; demands.len() + 1];
-    for c in &s.runs {
-        start[c.demand as usize + 1] += 1;
-    }
-    for d in 0..demands.len() {
-        start[d + 1] += start[d];
-    }
-    let mut fill = start.clone();
-    let mut by_demand = vec![0usize; s.runs.len()];
-    for (at, c) in s.runs.iter().enumerate() {
-        by_demand[fill[c.demand as usize]] = at;
-        fill[c.demand as usize] += 1;
+    bucket_starts(&mut at);
+    // (first chunk, position, count): the sort needs no run again.
+    let mut by_demand = vec![(0u64, 0usize, 0u64); s.runs.len()];
+    for (x, c) in s.runs.iter().enumerate() {
+        let slot = &mut at[c.demand as usize];
+        by_demand[*slot] = (c.chunk, x, c.count);
+        *slot += 1;
     }
     for (d, dem) in demands.iter().enumerate() {
-        let mine = &mut by_demand[start[d]..start[d + 1]];
-        mine.sort_unstable_by_key(|&at| (s.runs[at].chunk, at));
+        let mine = &mut by_demand[bucket(&at, d)];
+        if mine.len() > 1 {
+            mine.sort_unstable();
+        }
         let mut next = 0u64;
         let mut sent = 0u64;
-        for &at in mine.iter() {
-            let c = &s.runs[at];
-            if c.chunk < next {
+        for &(chunk, x, count) in mine.iter() {
+            if chunk < next {
                 return Err(RelayInvalid::Duplicate {
-                    at,
-                    demand: c.demand,
-                    chunk: c.chunk,
+                    at: x,
+                    demand: d as u32,
+                    chunk,
                 });
             }
-            if c.chunk > next {
+            if chunk > next {
                 break;
             }
-            next = c.chunk + c.count;
-            sent += c.count;
+            next = chunk + count;
+            sent += count;
         }
         if next != inst.chunks(d) {
             return Err(RelayInvalid::Coverage {
@@ -231,11 +282,42 @@ fn check_coverage(inst: &Instance, s: &RelaySchedule) -> Result<(), RelayInvalid
 }
 
 /// Counts each port's holds (`holds` of them, [`each_hold`]) tick by tick
-/// and refuses any count above its capacity: the holds' ends and starts
-/// bucketed by tick (a counting sort, ends first within a tick), then one
-/// sweep. Linear in holds and ticks (a schedule with far more ticks than
-/// holds is sorted instead).
-fn check_ports(
+/// and refuses any count above its capacity: the holds' starts and ends
+/// bucketed by tick (`starts` and `ends`: per tick, how many; a counting
+/// sort), then one sweep, each tick's ends before its starts. Linear in
+/// holds and ticks; ports as u32 (the caller checked they fit).
+fn check_ports_bucketed(
+    s: &RelaySchedule,
+    g: u32,
+    (mut starts, mut ends): (Vec<usize>, Vec<usize>),
+    holds: usize,
+    slots: u32,
+    rho: u64,
+) -> Result<(), RelayInvalid> {
+    bucket_starts(&mut starts);
+    bucket_starts(&mut ends);
+    let (mut start_ev, mut end_ev) = (vec![0u32; holds], vec![0u32; holds]);
+    each_hold(s, g, |a, e, port| {
+        start_ev[starts[a as usize]] = port as u32;
+        starts[a as usize] += 1;
+        end_ev[ends[e as usize]] = port as u32;
+        ends[e as usize] += 1;
+    });
+    let mut count = vec![0u64; slots as usize * 4];
+    for tick in 0..starts.len() {
+        for &p in &end_ev[bucket(&ends, tick)] {
+            count[p as usize] -= 1;
+        }
+        for &p in &start_ev[bucket(&starts, tick)] {
+            sweep(&mut count, tick as u64, p as u64 * 2 + 1, rho)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_ports_bucketed`] for a schedule with far more ticks than holds:
+/// the events sorted instead of bucketed.
+fn check_ports_sorted(
     s: &RelaySchedule,
     g: u32,
     holds: usize,
@@ -245,41 +327,14 @@ fn check_ports(
     // Events: port * 2 + 1 for a start, port * 2 for an end; ordered by
     // tick, ends before starts.
     let mut count = vec![0u64; slots as usize * 4];
-    if s.ticks <= 4 * holds as u64 + 1024 {
-        let t = s.ticks as usize;
-        let mut start = vec![0usize; t + 2];
-        each_hold(s, g, |a, e, _| {
-            start[a as usize + 1] += 1;
-            start[e as usize + 1] += 1;
-        });
-        for i in 0..=t {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut events = vec![0u64; holds * 2];
-        each_hold(s, g, |_, e, port| {
-            events[fill[e as usize]] = port * 2;
-            fill[e as usize] += 1;
-        });
-        each_hold(s, g, |a, _, port| {
-            events[fill[a as usize]] = port * 2 + 1;
-            fill[a as usize] += 1;
-        });
-        for tick in 0..=t {
-            for &e in &events[start[tick]..start[tick + 1]] {
-                sweep(&mut count, tick as u64, e, rho)?;
-            }
-        }
-    } else {
-        let mut events: Vec<(u64, u64)> = Vec::with_capacity(holds * 2);
-        each_hold(s, g, |a, e, port| {
-            events.push((e, port * 2));
-            events.push((a, port * 2 + 1));
-        });
-        events.sort_unstable_by_key(|&(t, e)| (t, e & 1));
-        for (tick, e) in events {
-            sweep(&mut count, tick, e, rho)?;
-        }
+    let mut events: Vec<(u64, u64)> = Vec::with_capacity(holds * 2);
+    each_hold(s, g, |a, e, port| {
+        events.push((e, port * 2));
+        events.push((a, port * 2 + 1));
+    });
+    events.sort_unstable_by_key(|&(t, e)| (t, e & 1));
+    for (tick, e) in events {
+        sweep(&mut count, tick, e, rho)?;
     }
     Ok(())
 }

@@ -4,8 +4,12 @@
 //! planner's capacity is `min(rho, 255)` (more room than that per tick is
 //! never needed by a plan that keeps every hop within a tick of its NIC
 //! hop unless G > 255; a smaller capacity only makes the plan cautious).
+//!
+//! Stored GPU by GPU (a GPU's ticks side by side): a NIC interval's hops
+//! walk one GPU pair's consecutive ticks, so they touch consecutive bytes
+//! rather than one cache line a tick.
 
-/// NVLink use per (tick, GPU); ticks are signed, row = tick + offset.
+/// NVLink use per (GPU, tick); ticks are signed, column = tick + offset.
 pub(crate) struct Grid {
     n: usize,
     offset: i64,
@@ -30,70 +34,78 @@ impl Grid {
         }
     }
 
-    /// Makes `tick` a row of the grid (growing it at either end).
+    /// The index of (`gpu`, `tick`), `None` outside the grid.
     #[inline]
-    fn ensure(&mut self, tick: i64) -> usize {
+    fn at(&self, tick: i64, gpu: u32) -> Option<usize> {
         let row = tick + self.offset;
-        if row >= 0 && (row as usize) < self.rows {
-            return row as usize;
-        }
-        self.grow(tick)
+        (row >= 0 && (row as usize) < self.rows).then(|| gpu as usize * self.rows + row as usize)
     }
 
-    /// [`Grid::ensure`] for a tick outside the grid.
+    /// Makes `tick` a column of the grid (growing it at either end).
+    #[inline]
+    fn ensure(&mut self, tick: i64) {
+        let row = tick + self.offset;
+        if row < 0 || row as usize >= self.rows {
+            self.grow(tick);
+        }
+    }
+
+    /// [`Grid::ensure`] for a tick outside the grid: every GPU's ticks are
+    /// copied into longer ones (rare: a hop moved past the NIC layer).
     #[cold]
-    fn grow(&mut self, tick: i64) -> usize {
-        if tick + self.offset < 0 {
-            let extra = ((-(tick + self.offset)) as usize).max(self.rows / 8 + 2);
-            let pad = vec![0u8; extra * self.n];
-            self.out.splice(0..0, pad.iter().copied());
-            self.inn.splice(0..0, pad);
-            self.rows += extra;
-            self.offset += extra as i64;
+    fn grow(&mut self, tick: i64) {
+        let row = tick + self.offset;
+        let front = if row < 0 {
+            ((-row) as usize).max(self.rows / 8 + 2)
+        } else {
+            0
+        };
+        let back = if row >= self.rows as i64 {
+            (row as usize + 1 - self.rows).max(self.rows / 8 + 2)
+        } else {
+            0
+        };
+        let rows = self.rows + front + back;
+        for v in [&mut self.out, &mut self.inn] {
+            let mut grown = vec![0u8; rows * self.n];
+            for (g, old) in v.chunks_exact(self.rows).enumerate() {
+                grown[g * rows + front..g * rows + front + self.rows].copy_from_slice(old);
+            }
+            *v = grown;
         }
-        let row = (tick + self.offset) as usize;
-        if row >= self.rows {
-            let extra = (row + 1 - self.rows).max(self.rows / 8 + 2);
-            self.rows += extra;
-            self.out.resize(self.rows * self.n, 0);
-            self.inn.resize(self.rows * self.n, 0);
-        }
-        row
+        self.rows = rows;
+        self.offset += front as i64;
     }
 
     /// Whether `from -> to` has room in `tick` (outside the grid: yes).
     #[inline]
     pub fn fits(&self, tick: i64, from: u32, to: u32) -> bool {
-        let row = tick + self.offset;
-        if row < 0 || row as usize >= self.rows {
-            return true;
+        match (self.at(tick, from), self.at(tick, to)) {
+            (Some(f), Some(t)) => self.out[f] < self.cap && self.inn[t] < self.cap,
+            _ => true,
         }
-        let base = row as usize * self.n;
-        self.out[base + from as usize] < self.cap && self.inn[base + to as usize] < self.cap
     }
 
     /// Whether GPU `x` can still send over NVLink in `tick`.
     pub fn out_free(&self, tick: i64, x: u32) -> bool {
-        let row = tick + self.offset;
-        row < 0
-            || row as usize >= self.rows
-            || self.out[row as usize * self.n + x as usize] < self.cap
+        self.at(tick, x).map_or(true, |i| self.out[i] < self.cap)
     }
 
     /// Whether GPU `x` can still receive over NVLink in `tick`.
     pub fn in_free(&self, tick: i64, x: u32) -> bool {
-        let row = tick + self.offset;
-        row < 0
-            || row as usize >= self.rows
-            || self.inn[row as usize * self.n + x as usize] < self.cap
+        self.at(tick, x).map_or(true, |i| self.inn[i] < self.cap)
     }
 
     /// Takes room for `from -> to` in `tick`.
     #[inline]
     pub fn take(&mut self, tick: i64, from: u32, to: u32) {
-        let base = self.ensure(tick) * self.n;
-        self.out[base + from as usize] += 1;
-        self.inn[base + to as usize] += 1;
+        self.ensure(tick);
+        let (f, t) = (
+            self.at(tick, from).expect("ensured"),
+            self.at(tick, to).expect("ensured"),
+        );
+        self.out[f] += 1;
+        self.inn[t] += 1;
     }
 
     /// The latest tick `<= at` where `from -> to` has room.
@@ -114,5 +126,24 @@ impl Grid {
             t += 1;
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_survive_growing_at_both_ends() {
+        let mut g = Grid::new(3, 4, 1);
+        g.take(0, 0, 1);
+        assert!(!g.fits(0, 0, 2) && !g.fits(0, 2, 1) && g.fits(0, 1, 0));
+        g.take(-9, 2, 0);
+        g.take(30, 1, 2);
+        assert!(!g.fits(0, 0, 2), "tick 0 kept after growing");
+        assert!(!g.out_free(-9, 2) && !g.in_free(-9, 0) && g.out_free(-9, 0));
+        assert!(!g.out_free(30, 1) && !g.in_free(30, 2));
+        assert_eq!(g.latest_fit(0, 0, 2), -1);
+        assert_eq!(g.earliest_fit(30, 1, 0), 31);
     }
 }

@@ -94,51 +94,8 @@ pub(crate) fn place(
         if let Some(next) = intervals.get(x + 2) {
             std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
         }
-        let k = iv.rail;
-        let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
         let cur = &mut cursors[iv.cursor as usize];
-        let mut item = seq[cur.at];
-        let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
-        for s in 0..iv.len {
-            let t = (iv.start + s) as i64;
-            let mut first = 0i64;
-            if relay_first {
-                let at = grid.latest_fit(t - 1, item.src, sender);
-                grid.take(at, item.src, sender);
-                first = at - t;
-            }
-            let mut last = 0i64;
-            if relay_last {
-                let at = grid.earliest_fit(t + 1, receiver, item.dst);
-                grid.take(at, receiver, item.dst);
-                last = at - t;
-            }
-            let p = &mut cur.run;
-            if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
-                p.count += 1;
-            } else {
-                close(&mut runs, &item, *p, sender, receiver);
-                *p = Pending {
-                    chunk: cur.chunk,
-                    count: 1,
-                    nic: t,
-                    first,
-                    last,
-                };
-            }
-            cur.chunk += 1;
-            if cur.chunk == item.chunks {
-                close(&mut runs, &item, cur.run, sender, receiver);
-                cur.run.count = 0;
-                cur.at += 1;
-                cur.chunk = 0;
-                if s + 1 < iv.len {
-                    item = seq[cur.at];
-                    relay_first = item.src_local != k;
-                    relay_last = item.dst_local != k;
-                }
-            }
-        }
+        place_ticks(tt, &seq, cur, &mut grid, &mut runs, iv, iv.start..iv.start + iv.len);
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
@@ -156,6 +113,65 @@ pub(crate) fn place(
     }
     place_intra(inst, tt, &mut grid, &mut runs);
     runs
+}
+
+/// Places the chunks interval `iv` sends in ticks `ticks` (a part of it):
+/// the next chunks of its segment (`cur`), their NVLink hops on `grid`,
+/// the runs they close on `runs`.
+fn place_ticks(
+    tt: TwoTier,
+    seq: &[Item],
+    cur: &mut Cursor,
+    grid: &mut Grid,
+    runs: &mut Vec<RelayRun>,
+    iv: &Interval,
+    ticks: std::ops::Range<u64>,
+) {
+    let k = iv.rail;
+    let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
+    let mut item = seq[cur.at];
+    let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
+    let last_tick = ticks.end;
+    for t in ticks {
+        let t = t as i64;
+        let mut first = 0i64;
+        if relay_first {
+            let at = grid.latest_fit(t - 1, item.src, sender);
+            grid.take(at, item.src, sender);
+            first = at - t;
+        }
+        let mut last = 0i64;
+        if relay_last {
+            let at = grid.earliest_fit(t + 1, receiver, item.dst);
+            grid.take(at, receiver, item.dst);
+            last = at - t;
+        }
+        let p = &mut cur.run;
+        if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
+            p.count += 1;
+        } else {
+            close(runs, &item, *p, sender, receiver);
+            *p = Pending {
+                chunk: cur.chunk,
+                count: 1,
+                nic: t,
+                first,
+                last,
+            };
+        }
+        cur.chunk += 1;
+        if cur.chunk == item.chunks {
+            close(runs, &item, cur.run, sender, receiver);
+            cur.run.count = 0;
+            cur.at += 1;
+            cur.chunk = 0;
+            if ((t + 1) as u64) < last_tick {
+                item = seq[cur.at];
+                relay_first = item.src_local != k;
+                relay_last = item.dst_local != k;
+            }
+        }
+    }
 }
 
 /// The rail of each cursor, in cursor order.
@@ -283,18 +299,37 @@ fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<It
 }
 
 /// Where each rail's segment of each pair starts (rails in order cut the
-/// pair's sequence), indexed by rail, then the rail's entry.
+/// pair's sequence), indexed by rail, then the rail's entry. The pairs
+/// are walked one after the other (the sequence in memory order), each
+/// pair's rails in rail order.
 fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads) -> Vec<Cursor> {
-    let mut pos: Vec<(usize, u64)> = (0..pairs).map(|p| (pair_start[p], 0)).collect();
-    let mut out = Vec::with_capacity(rails.iter().map(|r| r.len()).sum());
+    // Per pair, its rails' (cursor, chunks), in rail order.
+    let mut first = vec![0usize; pairs + 1];
     for rail in rails {
-        for &(p, c) in rail {
-            let (mut at, mut chunk) = pos[p as usize];
-            out.push(Cursor {
-                at,
-                chunk,
-                run: Pending::default(),
-            });
+        for &(p, _) in rail {
+            first[p as usize + 1] += 1;
+        }
+    }
+    for p in 0..pairs {
+        first[p + 1] += first[p];
+    }
+    let total = first[pairs];
+    let mut fill = first.clone();
+    let mut of_pair = vec![(0usize, 0u64); total];
+    for (x, &(p, c)) in rails.iter().flatten().enumerate() {
+        of_pair[fill[p as usize]] = (x, c);
+        fill[p as usize] += 1;
+    }
+    let empty = Cursor {
+        at: 0,
+        chunk: 0,
+        run: Pending::default(),
+    };
+    let mut out = vec![empty; total];
+    for p in 0..pairs {
+        let (mut at, mut chunk) = (pair_start[p], 0u64);
+        for &(x, c) in &of_pair[first[p]..first[p + 1]] {
+            out[x] = Cursor { at, chunk, ..empty };
             let mut left = c;
             while left > 0 {
                 let take = (seq[at].chunks - chunk).min(left);
@@ -305,7 +340,6 @@ fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads)
                     chunk = 0;
                 }
             }
-            pos[p as usize] = (at, chunk);
         }
     }
     out

@@ -1,0 +1,78 @@
+//! Times relay planning as the Python module runs it (issue 52's step
+//! budgets): a dense hot-column MoE matrix (the relay bench's: log-normal
+//! sizes, sigma 1.2, mean 4 chunks a pair, 1/16 of the columns x4) read
+//! from int64 bytes (`instance_from_matrix_le`, what `solve_relay_matrix`
+//! calls), planned by `plan_relay` (bounds, plan, validation), with the
+//! module's allocator (mimalloc). Prints the median, min and max wall time
+//! of `REPS` calls per size and rho, and the ticks against the bound.
+//!
+//! `MIMALLOC_PURGE_DELAY=-1 cargo run --release --example relay_time
+//! [REPS] [SIZES...]` (defaults: 21 calls; 64, 256 and 1,024 ranks; the
+//! variable does what the Python module sets at import: freed pages are
+//! kept for the next plan). Python adds its own call overhead and reads
+//! the numpy array's bytes in place (no copy).
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::time::Instant;
+use tickopt::gen::skew::Skew;
+use tickopt::instance::dense::instance_from_matrix_le;
+use tickopt::instance::Model;
+use tickopt::relay::{plan_relay, TwoTier};
+
+/// The matrix of bits as little-endian int64 bytes, row-major.
+fn moe_bytes(n: u32) -> Vec<u8> {
+    let skew = Skew {
+        mean_bits: 256.0,
+        sigma: 1.2,
+        hot: n / 16,
+        hot_factor: 4,
+    };
+    let mut m = vec![0i64; n as usize * n as usize];
+    for d in skew.all_to_all(n, 1).expect("valid skew") {
+        m[d.src as usize * n as usize + d.dst as usize] += d.bits as i64;
+    }
+    m.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let reps: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(21);
+    let mut sizes: Vec<u32> = args.iter().skip(1).filter_map(|s| s.parse().ok()).collect();
+    if sizes.is_empty() {
+        sizes = vec![64, 256, 1024];
+    }
+    for n in sizes {
+        let bytes = moe_bytes(n);
+        for rho in [4u32, 8] {
+            let tt = TwoTier {
+                gpus_per_node: 8,
+                nvlink_speedup: rho,
+            };
+            let mut times = Vec::with_capacity(reps);
+            let mut last = None;
+            for _ in 0..reps {
+                let t0 = Instant::now();
+                let inst = instance_from_matrix_le(Model::Read1Write1, n, 64, &bytes).unwrap();
+                let sol = plan_relay(&inst, tt).unwrap();
+                times.push(t0.elapsed().as_secs_f64() * 1e3);
+                last = Some(sol);
+            }
+            times.sort_by(f64::total_cmp);
+            let sol = last.expect("at least one call");
+            let slack = (sol.lower_bound / 50).max(2);
+            println!(
+                "n {n:5} rho {rho}: median {:9.3} ms (min {:9.3}, max {:9.3}, {reps} calls)  ticks {} bound {} ({}) nic {} within 2%+2: {}",
+                times[reps / 2],
+                times[0],
+                times[reps - 1],
+                sol.ticks,
+                sol.lower_bound,
+                sol.binding().as_str(),
+                sol.nic_ticks,
+                sol.ticks <= sol.lower_bound + slack
+            );
+        }
+    }
+}
