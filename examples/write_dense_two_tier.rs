@@ -16,7 +16,9 @@ use tickopt::instance::{write_instance_json, Model};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [source, gpus, ports, model, out] = args.as_slice() else {
-        eprintln!("usage: write_dense_two_tier lognormal|gen GPUS PORTS STRICT1|READ1_WRITE1 OUT.json");
+        eprintln!(
+            "usage: write_dense_two_tier lognormal|gen GPUS PORTS STRICT1|READ1_WRITE1 OUT.json"
+        );
         std::process::exit(2);
     };
     let (gpus, ports): (u32, u32) = (gpus.parse().expect("GPUS"), ports.parse().expect("PORTS"));

@@ -158,8 +158,7 @@ fn may_name_machine(file: &std::fs::File) -> std::io::Result<bool> {
         }
         len += n;
         let block = &buf[..len];
-        if memchr::memchr(b'\\', block).is_some()
-            || finders.iter().any(|f| f.find(block).is_some())
+        if memchr::memchr(b'\\', block).is_some() || finders.iter().any(|f| f.find(block).is_some())
         {
             return Ok(true);
         }
@@ -281,7 +280,9 @@ mod tests {
     #[test]
     fn finds_a_name_or_an_escape_anywhere() {
         assert!(!probe(br#"{"slots": 2, "demands": []}"#));
-        assert!(!probe(br#"{"notes": "gen gpus_per_node=8 nvlink_speedup=2"}"#));
+        assert!(!probe(
+            br#"{"notes": "gen gpus_per_node=8 nvlink_speedup=2"}"#
+        ));
         assert!(probe(br#"{"gpus_per_node": 8}"#));
         assert!(probe(br#"{"x": 1, "nvlink_speedup": 8}"#));
         assert!(probe(br#"{"gpus\u005fper_node": 8}"#));

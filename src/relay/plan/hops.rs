@@ -95,7 +95,15 @@ pub(crate) fn place(
             std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
         }
         let cur = &mut cursors[iv.cursor as usize];
-        place_ticks(tt, &seq, cur, &mut grid, &mut runs, iv, iv.start..iv.start + iv.len);
+        place_ticks(
+            tt,
+            &seq,
+            cur,
+            &mut grid,
+            &mut runs,
+            iv,
+            iv.start..iv.start + iv.len,
+        );
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
