@@ -76,8 +76,13 @@ def auto_chunk(units: "np.ndarray") -> int:
     chunk, and one planner). Under the dataflow runner consecutive chunks of
     a pair travel as one message, and a last chunk that is short costs its
     bytes, not a tick (DESIGN.md §14)."""
-    busiest = max(int(units.sum(axis=1).max(initial=0)), int(units.sum(axis=0).max(initial=0)), 1)
-    want = max(-(-busiest // TARGET_TICKS), 1)
+    return chunk_for_load(max(int(units.sum(axis=1).max(initial=0)), int(units.sum(axis=0).max(initial=0))))
+
+
+def chunk_for_load(load: float) -> int:
+    """`load` (units on the port that bounds the plan) over
+    :data:`TARGET_TICKS`, rounded up to a power of two (at least 1)."""
+    want = max(-(-max(int(load), 1) // TARGET_TICKS), 1)
     return 1 << (want - 1).bit_length()
 
 
@@ -105,8 +110,7 @@ def auto_chunk_relayed(units: "np.ndarray", gpus_per_node: int, nvlink_speedup: 
     nvlink = max(float(local.sum(axis=1).max(initial=0)), float(local.sum(axis=0).max(initial=0))) / max(
         nvlink_speedup, 1
     )
-    want = max(-(-int(max(nic, nvlink, 1.0)) // TARGET_TICKS), 1)
-    return 1 << (want - 1).bit_length()
+    return chunk_for_load(max(nic, nvlink))
 
 
 def plan_units(
