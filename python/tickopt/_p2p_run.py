@@ -99,18 +99,14 @@ def auto_chunk_relayed(units: "np.ndarray", gpus_per_node: int, nvlink_speedup: 
     256 KiB, doc/performance.md "Relays on the two-tier testbed")."""
     import numpy as np
 
-    n, g = len(units), gpus_per_node
-    node = np.arange(n) // g
-    inter = node[:, None] != node[None, :]
-    nodes = int(node.max(initial=0)) + 1
-    out_bytes = np.bincount(node, weights=(units * inter).sum(axis=1), minlength=nodes)
-    in_bytes = np.bincount(node, weights=(units * inter).sum(axis=0), minlength=nodes)
-    nic = max(float(out_bytes.max(initial=0)), float(in_bytes.max(initial=0))) / g
-    local = units * ~inter
+    from .workloads import node_nic_load
+
+    node = np.arange(len(units)) // gpus_per_node
+    local = units * (node[:, None] == node[None, :])
     nvlink = max(float(local.sum(axis=1).max(initial=0)), float(local.sum(axis=0).max(initial=0))) / max(
         nvlink_speedup, 1
     )
-    return chunk_for_load(max(nic, nvlink))
+    return chunk_for_load(max(node_nic_load(units, gpus_per_node), nvlink))
 
 
 def plan_units(

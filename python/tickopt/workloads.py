@@ -27,7 +27,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("tickopt.workloads needs numpy: pip install numpy (or tickopt[torch])") from e
 
-__all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds", "node_bound_seconds"]
+__all__ = ["FAMILIES", "matrix", "port_bound_bytes", "port_bound_seconds", "node_bound_seconds", "node_nic_load"]
 
 
 def _lognormal(world: int, rng: np.random.Generator, mean_rows: float, sigma: float) -> np.ndarray:
@@ -146,14 +146,21 @@ def port_bound_seconds(
     return float(per_rank[r]), r
 
 
-def node_bound_seconds(rows: np.ndarray, row_bytes: int, nic_rate: float, gpus_per_node: int) -> float:
-    """The node bound of relayed plans (issue 52): every byte that leaves
-    or enters a node crosses one of its `gpus_per_node` NICs, whatever the
-    route: the busiest node's bytes out or in over its NICs' rate."""
+def node_nic_load(rows: np.ndarray, gpus_per_node: int) -> float:
+    """What the busiest node's NICs carry each, in the matrix's units, if its
+    bytes out (or in) spread evenly over its `gpus_per_node` NICs: every
+    unit that leaves or enters a node crosses one of them, whatever the
+    route (the relays' node bound, issue 52)."""
     m = np.array(rows, dtype=np.int64)
     g = max(gpus_per_node, 1)
     k = len(m) // g
     per_node = m[: k * g, : k * g].reshape(k, g, k, g).sum(axis=(1, 3))
     np.fill_diagonal(per_node, 0)
     busiest = max(int(per_node.sum(axis=1).max(initial=0)), int(per_node.sum(axis=0).max(initial=0)))
-    return busiest * row_bytes / (g * nic_rate)
+    return busiest / g
+
+
+def node_bound_seconds(rows: np.ndarray, row_bytes: int, nic_rate: float, gpus_per_node: int) -> float:
+    """The node bound of relayed plans (issue 52): the busiest node's bytes
+    out or in over its NICs' rate (:func:`node_nic_load`)."""
+    return node_nic_load(rows, gpus_per_node) * row_bytes / nic_rate
