@@ -661,7 +661,7 @@ fn check_predicted(
             None => l.check(Part::Seconds, false, format!("{name} missing")),
         }
     }
-    let fluid = chunk::fluid_limit_seconds(inst, &model);
+    let fluid = chunk::fluid_limit_seconds(inst, model);
     l.check(
         Part::Seconds,
         close(s.fluid_limit_seconds, fluid) && close(s.ratio_to_fluid * fluid, s.predicted),

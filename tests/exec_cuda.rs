@@ -15,10 +15,9 @@ use tickopt::{solve_instance, SolveRequest};
 
 /// The executor under test; panics, saying why, without a usable GPU.
 fn gpu() -> CudaExecutor {
-    assert!(
-        cfg!(feature = "cuda"),
-        "the CUDA executor tests need a build with --features cuda"
-    );
+    if !cfg!(feature = "cuda") {
+        panic!("the CUDA executor tests need a build with --features cuda");
+    }
     CudaExecutor::new(&[]).expect("no usable CUDA device")
 }
 
@@ -177,7 +176,9 @@ fn every_mode_matches_the_cpu(
 #[test]
 #[ignore = "needs NVRTC (libnvrtc, no GPU) and --features cuda: scripts/external_checks.sh, scripts/gpu_measure.sh"]
 fn device_kernels_compile_with_nvrtc() {
-    assert!(cfg!(feature = "cuda"), "needs a build with --features cuda");
+    if !cfg!(feature = "cuda") {
+        panic!("needs a build with --features cuda");
+    }
     for cc in ["80", "90"] {
         let ptx = CudaExecutor::kernels_ptx(cc).unwrap_or_else(|e| panic!("compute_{cc}: {e}"));
         for needle in [

@@ -322,7 +322,7 @@ fn plan(sets: &[PathBuf], opts: &BenchOptions) -> (Vec<String>, Vec<Task>) {
                     let models: Vec<Model> = Model::ALL
                         .into_iter()
                         .filter(|m| entry.models.contains(m))
-                        .filter(|m| opts.models.as_ref().map_or(true, |f| f.contains(m)))
+                        .filter(|m| opts.models.as_ref().is_none_or(|f| f.contains(m)))
                         .collect();
                     units.push(
                         models

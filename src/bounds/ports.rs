@@ -59,7 +59,7 @@ pub fn port_degree_bound(inst: &Instance, g: &DemandGraph) -> LowerBound {
         };
         for &(chunks, direction) in sides {
             let bound = chunks.div_ceil(p as u64);
-            if chunks > 0 && best.as_ref().map_or(true, |b| bound > b.ticks) {
+            if chunks > 0 && best.as_ref().is_none_or(|b| bound > b.ticks) {
                 best = Some(LowerBound {
                     ticks: bound,
                     witness: Witness::PortDegree {

@@ -434,7 +434,7 @@ pub fn emulate(flow: &Flow, arena: &mut [u8], sync: Sync, blocks_per_queue: usiz
 /// each transfer in `parts = max(1, workers / n)` pieces; returns
 /// `(n * parts, parts)`. The barrier kernel splits the same way.
 pub fn barrier_units(n: usize, workers: usize) -> (usize, usize) {
-    let parts = if n == 0 { 1 } else { (workers / n).max(1) };
+    let parts = workers.checked_div(n).unwrap_or(1).max(1);
     (n * parts, parts)
 }
 

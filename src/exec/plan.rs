@@ -432,7 +432,7 @@ impl Plan {
         };
         let r = &l.regions[i];
         let rel = c.src_offset - r.src_offset;
-        if rel.checked_add(c.len).map_or(true, |end| end > r.bytes) {
+        if rel.checked_add(c.len).is_none_or(|end| end > r.bytes) {
             return Err(format!(
                 "reads bytes {}..{} of demand {}->{}, whose region has {} bytes",
                 rel,

@@ -223,13 +223,10 @@ mod tests {
         let layout = Layout::new(&inst).unwrap();
         let flows = lower_dataflow(&inst, &s, &layout).unwrap();
         let programs = lower_all(&inst, &s, &layout).unwrap();
-        for r in 0..4 {
+        assert_eq!(flows.len(), 4);
+        for (r, flow) in flows.iter().enumerate() {
             for recv in [false, true] {
-                let list = if recv {
-                    &flows[r].recvs
-                } else {
-                    &flows[r].sends
-                };
+                let list = if recv { &flow.recvs } else { &flow.sends };
                 // Expanding each message back into the per-tick chunks'
                 // bytes gives the flattened per-tick program's bytes.
                 let mut covered: Vec<(u32, u64, u64)> = Vec::new();

@@ -282,17 +282,13 @@ fn restricted_system(
                     "restricted system ({} equations, {k} unknowns) has the unique rational solution with x = {q}: no non-negative integer solution",
                     edges.len() + 1
                 )),
-                None => {
-                    return Err(ProofError::Invalid(
-                        "the restricted system has a non-negative integer solution: it refutes nothing".into(),
-                    ))
-                }
+                None => Err(ProofError::Invalid(
+                    "the restricted system has a non-negative integer solution: it refutes nothing".into(),
+                )),
             }
         }
-        Solved::Many { rank } => {
-            return Err(ProofError::Invalid(format!(
+        Solved::Many { rank } => Err(ProofError::Invalid(format!(
             "the restricted system has rank {rank} < {k} unknowns: this route does not refute it"
-        )))
-        }
+        ))),
     }
 }

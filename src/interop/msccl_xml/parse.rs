@@ -188,13 +188,11 @@ pub fn parse(text: &str) -> Result<Program, InteropError> {
                 st.depth -= 1;
                 st.close()?;
             }
-            Event::Text(t) if st.depth == 0 => {
-                if !t.iter().all(u8::is_ascii_whitespace) {
-                    let (l, c) = ctx.lines.at(text, pos);
-                    return Err(InteropError::Invalid(format!(
-                        "line {l}, column {c}: not XML: text outside the root element"
-                    )));
-                }
+            Event::Text(t) if st.depth == 0 && !t.iter().all(u8::is_ascii_whitespace) => {
+                let (l, c) = ctx.lines.at(text, pos);
+                return Err(InteropError::Invalid(format!(
+                    "line {l}, column {c}: not XML: text outside the root element"
+                )));
             }
             Event::Eof => break,
             _ => {}

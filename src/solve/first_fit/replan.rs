@@ -71,8 +71,11 @@ struct Kept {
 struct KeptMatrix {
     cells: Vec<i64>,
     inst: Arc<Instance>,
-    spare: Option<(Arc<Instance>, Vec<(usize, u64)>)>,
+    spare: Option<SpareInstance>,
 }
+
+/// An instance the caller let go, and the (demand, bits) edits it lacks.
+type SpareInstance = (Arc<Instance>, Vec<(usize, u64)>);
 
 impl KeptMatrix {
     /// Sets `bits` in the kept instance: in place when the caller let it
@@ -148,11 +151,11 @@ impl Planner {
                 }
             }
         }
-        Ok((self.from_scratch(inst)?, PlanKind::Scratch))
+        Ok((self.plan_from_scratch(inst)?, PlanKind::Scratch))
     }
 
     /// Plans `inst` from scratch and keeps what can be edited.
-    fn from_scratch(&mut self, inst: &Instance) -> Result<Solution, EngineError> {
+    fn plan_from_scratch(&mut self, inst: &Instance) -> Result<Solution, EngineError> {
         let sol = solve_instance(inst, &self.request)?;
         self.kept = self.keep(inst, &sol);
         Ok(sol)
@@ -179,7 +182,7 @@ impl Planner {
                     if let Some(sol) = self.edit(kept, &inst, change, t0)? {
                         return Ok((inst, sol, PlanKind::Edited));
                     }
-                    let sol = self.from_scratch(&inst)?;
+                    let sol = self.plan_from_scratch(&inst)?;
                     self.keep_matrix(cells, &inst);
                     return Ok((inst, sol, PlanKind::Scratch));
                 }
@@ -568,7 +571,8 @@ mod tests {
             // Entries scaled (demands kept), one emptied, one new, a
             // negative entry and a diagonal one (refused, nothing planned),
             // then scaled again.
-            let steps: [&dyn Fn(&mut Vec<i64>); 6] = [
+            type Step<'a> = &'a dyn Fn(&mut Vec<i64>);
+            let steps: [Step; 6] = [
                 &|m| m.iter_mut().step_by(7).for_each(|e| *e = *e * 13 / 10),
                 &|m| m.iter_mut().step_by(5).for_each(|e| *e = *e * 7 / 10),
                 &|m| m[1] = 0,

@@ -201,11 +201,7 @@ fn union_bounds(
             .flatten()
             .filter_map(|b| lift_odd_set(b, slots))
         {
-            if bounds
-                .odd_set
-                .as_ref()
-                .map_or(true, |o| odd.ticks > o.ticks)
-            {
+            if bounds.odd_set.as_ref().is_none_or(|o| odd.ticks > o.ticks) {
                 bounds.odd_set = Some(odd);
             }
         }

@@ -203,7 +203,7 @@ fn demand_map(inst: &Instance, rep: &Component, comp: &Component, slot_map: &[u3
     let local = |slots: &[u32], v: u32| {
         slots
             .binary_search(&v)
-            .expect("a demand's slots are in its component") as usize
+            .expect("a demand's slots are in its component")
     };
     rep.demands
         .iter()
