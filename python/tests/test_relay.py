@@ -133,3 +133,28 @@ def test_a_dense_matrix_and_its_rows_plan_alike():
     with pytest.raises(ValueError, match="not square"):
         tickopt.solve(np.zeros((4, 5), dtype=np.int64), bw=64, model="READ1_WRITE1", gpus_per_node=2,
                       nvlink_speedup=1)
+
+
+def test_a_planner_with_relays_plans_what_solve_plans_every_step():
+    """`Planner(..., gpus_per_node=, nvlink_speedup=)` returns the relay plan
+    `solve` makes for each step's matrix (planned afresh: never edited), and
+    refuses a machine it cannot plan on when it is made."""
+    planner = tickopt.Planner(16, bw=64, model="READ1_WRITE1", gpus_per_node=4, nvlink_speedup=2)
+    for seed in (11, 12, 12):
+        m = traffic(16, seed)
+        sol = planner.solve(m)
+        want = tickopt.solve(m, bw=64, model="READ1_WRITE1", gpus_per_node=4, nvlink_speedup=2)
+        assert isinstance(sol, tickopt.RelaySolution) and sol.verify()
+        assert sol.schedule() == want.schedule() and sol.ticks == want.ticks
+        assert not planner.last_edited
+    assert "gpus_per_node=4, nvlink_speedup=2" in repr(planner)
+    with pytest.raises(ValueError, match="STRICT1"):
+        tickopt.Planner(16, bw=64, gpus_per_node=4, nvlink_speedup=2)
+    with pytest.raises(ValueError, match="gpus_per_node must divide"):
+        tickopt.Planner(16, bw=64, model="READ1_WRITE1", gpus_per_node=3, nvlink_speedup=2)
+    with pytest.raises(ValueError, match="go together"):
+        tickopt.Planner(16, bw=64, model="READ1_WRITE1", nvlink_speedup=2)
+    with pytest.raises(ValueError, match="solver must be 'auto'"):
+        tickopt.Planner(16, bw=64, model="READ1_WRITE1", solver="pairwise", gpus_per_node=4, nvlink_speedup=2)
+    with pytest.raises(ValueError, match="this planner plans 16 ranks"):
+        planner.solve(traffic(8, 1))

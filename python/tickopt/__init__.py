@@ -378,29 +378,57 @@ class Planner:
     cannot reach the degree bound the plan is made from scratch.
     ``last_edited`` says which happened; ``reset()`` forgets the last plan.
     The GIL is released while it plans.
+
+    With `gpus_per_node` and `nvlink_speedup` (as :func:`solve` takes
+    them: nodes of that many GPUs, NVLink carrying that many chunks per
+    tick each way) `solve` returns a :class:`RelaySolution`, planned
+    afresh every step (no edits of relay plans yet: ``last_edited`` stays
+    False). The machine is checked when the planner is made (an empty
+    matrix planned on it), so a planner that cannot plan says why before
+    its first step: READ1_WRITE1 only, `gpus_per_node` dividing `ranks`.
     """
 
-    __slots__ = ("ranks", "bw", "model", "solver", "_native")
+    __slots__ = ("ranks", "bw", "model", "solver", "gpus_per_node", "nvlink_speedup", "_native")
 
-    def __init__(self, ranks: int, *, bw: int, model: str = "STRICT1", solver: str = "auto") -> None:
+    def __init__(
+        self,
+        ranks: int,
+        *,
+        bw: int,
+        model: str = "STRICT1",
+        solver: str = "auto",
+        gpus_per_node: Optional[int] = None,
+        nvlink_speedup: Optional[int] = None,
+    ) -> None:
         self.ranks = _as_int(ranks, "ranks")
         if self.ranks <= 0:
             raise ValueError(f"ranks must be > 0, got {self.ranks}")
         self.bw = _as_int(bw, "bw")
         self.model = str(model)
         self.solver = str(solver)
-        self._native = _tickopt.NativePlanner(self.ranks, self.bw, self.model, self.solver, None)
+        self.gpus_per_node, self.nvlink_speedup = gpus_per_node, nvlink_speedup
+        if gpus_per_node is None and nvlink_speedup is None:
+            self._native = _tickopt.NativePlanner(self.ranks, self.bw, self.model, self.solver, None)
+            return
+        if self.solver != "auto":
+            raise ValueError(f"relay plans have one planner: solver must be 'auto', got {self.solver!r}")
+        self._native = None
+        self._solve_relays((bytes(8 * self.ranks * self.ranks), self.ranks))
+
+    def _solve_relays(self, dense: Tuple[bytes, int]) -> RelaySolution:
+        return solve_relay_matrix(dense, self.bw, self.model, self.gpus_per_node, self.nvlink_speedup)
 
     @property
     def last_edited(self) -> bool:
         """Whether the last plan was made by editing the one before."""
-        return self._native.last_edited
+        return False if self._native is None else self._native.last_edited
 
     def reset(self) -> None:
         """Forgets the last plan: the next one is made from scratch."""
-        self._native.reset()
+        if self._native is not None:
+            self._native.reset()
 
-    def solve(self, matrix: Any) -> Solution:
+    def solve(self, matrix: Any) -> "Solution | RelaySolution":
         dense = _matrix_bytes(matrix)
         if dense is None:
             rows, n = demands_from(matrix)
@@ -417,10 +445,17 @@ class Planner:
             dense = (bytes(data), n)
         if dense[1] != self.ranks:
             raise ValueError(f"matrix is {dense[1]} x {dense[1]}; this planner plans {self.ranks} ranks")
+        if self._native is None:
+            return self._solve_relays(dense)
         return Solution(self._native.solve(dense[0]))
 
     def __repr__(self) -> str:
-        return f"Planner(ranks={self.ranks}, bw={self.bw}, model={self.model!r}, solver={self.solver!r})"
+        relays = (
+            ""
+            if self._native is not None
+            else f", gpus_per_node={self.gpus_per_node}, nvlink_speedup={self.nvlink_speedup}"
+        )
+        return f"Planner(ranks={self.ranks}, bw={self.bw}, model={self.model!r}, solver={self.solver!r}{relays})"
 
 
 def bounds(

@@ -59,9 +59,10 @@ def row_bytes_of(t: "torch.Tensor") -> int:
 #: 1,024 (doc/performance.md, "Executed").
 TARGET_TICKS = 64
 
-#: One planner per (group key, ranks, model, chunk): a step whose traffic
-#: changed a little is planned by editing the last plan (DESIGN.md §13).
-_PLANNERS: Dict[Tuple[Any, int, str, int], Planner] = {}
+#: One planner per (group key, ranks, model, relays, chunk): a step whose
+#: traffic changed a little is planned by editing the last plan (DESIGN.md
+#: §13; relay plans are planned afresh, :class:`tickopt.Planner`).
+_PLANNERS: Dict[Tuple[Any, int, str, Optional[Tuple[int, int]], int], Planner] = {}
 
 
 #: Plans made through the planners (per process), and how many of them by
@@ -124,7 +125,8 @@ def plan_units(
     :func:`tickopt.solve`. Either way the matrix goes to the planner as one
     int64 array (DESIGN.md §13). `relays` = (GPUs per node, NVLink
     speedup) plans with relays through GPUs of each node and returns a
-    :class:`tickopt.RelaySolution` (issue 52; no planner keeps those yet)."""
+    :class:`tickopt.RelaySolution` (issue 52; the key's planner plans
+    those afresh every step)."""
     import numpy as np
 
     units = np.array(matrix, dtype=np.int64).reshape(len(matrix), len(matrix))
@@ -135,19 +137,19 @@ def plan_units(
     if chunk <= 0:
         raise ValueError(f"chunk size must be > 0, got {chunk}")
     bits = units * 8
-    if relays is not None:
-        return solve(bits, bw=chunk * 8, model=model, gpus_per_node=relays[0], nvlink_speedup=relays[1])
+    g, rho = (None, None) if relays is None else relays
     if key is None:
-        return solve(bits, bw=chunk * 8, model=model)
+        return solve(bits, bw=chunk * 8, model=model, gpus_per_node=g, nvlink_speedup=rho)
     n = len(units)
-    slot = (key, n, model, chunk)
-    PLAN_STATS["planned"] += 1
+    slot = (key, n, model, relays, chunk)
     planner = _PLANNERS.get(slot)
     if planner is None:
-        # One planner per group, ranks and model: a new chunk replaces it.
-        for old in [k for k in _PLANNERS if k[:3] == slot[:3]]:
+        # One planner per group, ranks, model and machine: a new chunk replaces it.
+        for old in [k for k in _PLANNERS if k[:4] == slot[:4]]:
             del _PLANNERS[old]
-        planner = _PLANNERS[slot] = Planner(n, bw=chunk * 8, model=model)
+        planner = Planner(n, bw=chunk * 8, model=model, gpus_per_node=g, nvlink_speedup=rho)
+        _PLANNERS[slot] = planner
+    PLAN_STATS["planned"] += 1
     solution = planner.solve(bits)
     PLAN_STATS["edited"] += int(planner.last_edited)
     return solution
