@@ -189,7 +189,7 @@ fn a_doctored_certificate_is_refused() {
 #[test]
 fn doctored_schedules_are_refused() {
     let inst = random(8, 11);
-    let tt = machine(4, 1);
+    let tt = machine(4, 2);
     let sol = plan_relay(&inst, tt).unwrap();
     let base = sol.schedule.clone();
     // A run dropped.
@@ -431,4 +431,57 @@ fn with_slow_nvlink_the_lp_binds_and_its_dual_certificate_checks() {
         lp_bound_above >= 5,
         "the LP bound rose above the others {lp_bound_above} times"
     );
+}
+
+/// Chunks of 64 bits from a dense matrix of chunk counts.
+fn from_chunks(rows: &[[u64; 8]; 8]) -> Instance {
+    let demands = (0..8u32).flat_map(|s| {
+        (0..8u32)
+            .filter(move |&d| rows[s as usize][d as usize] > 0)
+            .map(move |d| Demand {
+                src: s,
+                dst: d,
+                bits: 64 * rows[s as usize][d as usize],
+            })
+    });
+    Instance::new(Model::Read1Write1, 8, 64, demands, &Limits::default()).unwrap()
+}
+
+#[test]
+fn a_relay_plan_never_takes_more_ticks_than_the_best_direct_plan() {
+    // Hot GPUs on NVLink at one chunk a tick: the relayed plan took 25 and
+    // 14 ticks where the direct optimum is 24 (the bound: optimal) and 11.
+    let at_the_bound = [
+        [0, 18, 2, 0, 0, 0, 1, 3],
+        [0, 0, 0, 2, 0, 0, 0, 2],
+        [3, 6, 0, 0, 0, 0, 0, 0],
+        [0, 0, 2, 0, 0, 1, 3, 2],
+        [0, 0, 0, 2, 0, 0, 0, 1],
+        [0, 0, 1, 3, 3, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0, 3],
+        [0, 0, 0, 0, 3, 0, 0, 0],
+    ];
+    let shorter = [
+        [0, 3, 0, 2, 0, 3, 0, 0],
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 6, 3, 0, 0],
+        [0, 0, 0, 0, 0, 3, 3, 0],
+        [0, 3, 0, 0, 0, 0, 0, 0],
+        [1, 2, 0, 3, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 2, 0, 3],
+        [0, 0, 0, 0, 0, 0, 2, 0],
+    ];
+    for (rows, direct) in [(at_the_bound, 24), (shorter, 11)] {
+        let inst = from_chunks(&rows);
+        let sol = plan_relay(&inst, machine(4, 1)).unwrap();
+        assert_eq!(sol.direct_ticks, direct);
+        assert_eq!(sol.ticks, direct, "the direct plan is the shorter here");
+        assert!(sol.lower_bound <= sol.ticks);
+        validate_relay(&inst, machine(4, 1), &sol.schedule).unwrap();
+    }
+    // Where relays pay, the relayed plan stays.
+    let inst = moe(64, 4, 4, 1.2, 1);
+    let sol = plan_relay(&inst, machine(8, 4)).unwrap();
+    assert!(sol.ticks < sol.direct_ticks);
+    assert!(sol.schedule.runs.iter().any(|r| r.hops().len() > 1));
 }

@@ -38,8 +38,9 @@ pub use solution::{RelaySolution, RelaySummary};
 use crate::instance::Instance;
 use std::time::Instant;
 
-/// Plans `inst` with relays on `tt`: the schedule, the node, NVLink and
-/// (where it can bind) LP bounds, the binding bound's certificate. The
+/// Plans `inst` with relays on `tt`: the schedule (the relayed plan, or the
+/// best direct plan where that is shorter), the node, NVLink and (where
+/// it can bind) LP bounds, the binding bound's certificate. The
 /// schedule is validated before it is returned (a plan that fails is a
 /// bug, reported as [`RelayError::Invalid`]).
 pub fn plan_relay(inst: &Instance, tt: TwoTier) -> Result<RelaySolution, RelayError> {
@@ -56,8 +57,6 @@ pub fn plan_relay(inst: &Instance, tt: TwoTier) -> Result<RelaySolution, RelayEr
         .flatten()
         .reduce(|best, c| if c.bound > best.bound { c } else { best })
         .expect("the node bound is always there");
-    let (schedule, nic_ticks) = plan::build_schedule(inst, tt)?;
-    check::validate_relay(inst, tt, &schedule).map_err(|e| RelayError::Invalid(e.to_string()))?;
     let direct_ticks = (0..inst.slots as usize)
         .map(|r| {
             let out = loads.inter_out[r] + loads.intra_out[r];
@@ -65,6 +64,13 @@ pub fn plan_relay(inst: &Instance, tt: TwoTier) -> Result<RelaySolution, RelayEr
         })
         .max()
         .unwrap_or(0);
+    let (mut schedule, nic_ticks) = plan::build_schedule(inst, tt)?;
+    if schedule.ticks > direct_ticks {
+        // Where NVLink binds hard (rho 1, a hot GPU) the relayed plan can
+        // take longer than the best direct one, which is valid too.
+        schedule = plan::direct_schedule(inst);
+    }
+    check::validate_relay(inst, tt, &schedule).map_err(|e| RelayError::Invalid(e.to_string()))?;
     Ok(RelaySolution {
         machine: tt,
         ticks: schedule.ticks,

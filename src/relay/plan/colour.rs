@@ -45,3 +45,15 @@ pub(crate) fn colour_bipartite(
         })
         .collect())
 }
+
+/// The rounds of a Delta-tick (König) schedule of `inst` itself
+/// (READ1_WRITE1), each `(repeat, demand indices)`: the best direct plan.
+pub(crate) fn colour_instance(inst: &Instance) -> Vec<(u64, Vec<u32>)> {
+    let (schedule, _) = crate::solve::koenig::delta_schedule(inst);
+    schedule
+        .flat()
+        .rounds
+        .iter()
+        .map(|r| (r.repeat, r.demands.clone()))
+        .collect()
+}

@@ -4,13 +4,17 @@
 //! (`nic`, through `colour`, the one call into the solvers) and kept as
 //! intervals of repeated rounds, and the NVLink hops pipelined around it
 //! (`hops`, on the per-tick NVLink use of `grid`), written as runs. The
-//! plan is validated by `super::check` before it is returned.
+//! plan is validated by `super::check` before it is returned. `direct`
+//! writes the best direct plan the same way, for where relays do not pay.
 
 mod colour;
+mod direct;
 mod grid;
 mod hops;
 mod nic;
 mod rails;
+
+pub(crate) use direct::direct_schedule;
 
 use super::model::{RelayError, TwoTier};
 use super::schedule::RelaySchedule;
