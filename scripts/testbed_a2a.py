@@ -31,6 +31,7 @@ import collections
 import datetime
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -199,6 +200,15 @@ def main(argv=None) -> int:
     return 0
 
 
+def ratio_interval(ratios, draws: int = 2000):
+    """The mean of per-step ratios, its 95% bootstrap interval (resampling
+    the steps, seeded: the same steps give the same interval) and how many
+    ratios are below 1."""
+    rng = random.Random(0)
+    means = sorted(statistics.fmean(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
+    return statistics.fmean(ratios), means[int(0.025 * draws)], means[int(0.975 * draws) - 1], sum(r < 1 for r in ratios)
+
+
 def report(a, world, topo, per_step) -> None:
     print(
         f"{a.workload} (sigma {a.sigma}, hot x{a.hot_x}), {world} ranks, NIC {topo.get('nic_mbit')} Mbit/s "
@@ -231,6 +241,14 @@ def report(a, world, topo, per_step) -> None:
         print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {pred:6.3f} {cpu:5.0%}")
         summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel,
                       "median_over_torch": vs_torch, "median_over_predicted": pred, "cpu_share": cpu}
+    if "torch" in a.methods:
+        for m in a.methods:
+            if m != "torch":
+                mean, lo, hi, faster = ratio_interval([s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step])
+                print(f"{m} / torch per step: mean {mean:.3f}, 95% bootstrap interval [{lo:.3f}, {hi:.3f}], "
+                      f"faster in {faster} of {len(per_step)} steps")
+                summary[m]["mean_over_torch"] = mean
+                summary[m]["mean_over_torch_interval"] = [lo, hi]
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "world": world, "testbed": topo, "summary": summary, "steps": per_step}, f, indent=1)

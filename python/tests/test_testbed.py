@@ -147,6 +147,11 @@ def test_skewed_all_to_all_runs_byte_equal(tmp_path):
     for s in got["steps"]:
         # No schedule beats the port bound; each method's time is measured.
         assert all(t > 0.9 * s["port_bound_s"] for t in s["wall_s"].values()), s
+    # Against torch, per step: the mean ratio inside its bootstrap interval.
+    tick = got["summary"]["tickopt"]
+    lo, hi = tick["mean_over_torch_interval"]
+    assert lo <= tick["mean_over_torch"] <= hi, tick
+    assert "tickopt / torch per step: mean" in p.stdout
     assert left_by(p.pid) == []
 
 
