@@ -485,3 +485,21 @@ fn a_relay_plan_never_takes_more_ticks_than_the_best_direct_plan() {
     assert!(sol.ticks < sol.direct_ticks);
     assert!(sol.schedule.runs.iter().any(|r| r.hops().len() > 1));
 }
+
+#[test]
+fn where_nvlink_binds_a_hot_gpus_own_nic_carries_more_than_its_share() {
+    // A hot column x6 at NVLink 1 and 2 chunks a tick: the bound is NVLink's
+    // (or the LP's), above the node bound; the rails then carry unequal
+    // shares. Before, this plan took the direct optimum's 1,762 ticks at
+    // rho 1 (2x its bound of 881); now 1,211.
+    for (rho, at_most) in [(1u32, 0.75), (2, 0.5)] {
+        let inst = moe(64, 4, 6, 1.2, 1);
+        let sol = plan_relay(&inst, machine(8, rho)).unwrap();
+        assert!(sol.lower_bound > sol.node_bound, "rho {rho}: NVLink binds");
+        assert!(
+            (sol.ticks as f64) <= at_most * sol.direct_ticks as f64,
+            "rho {rho}"
+        );
+        validate_relay(&inst, machine(8, rho), &sol.schedule).unwrap();
+    }
+}

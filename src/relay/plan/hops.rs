@@ -37,13 +37,16 @@ pub(crate) const BIAS: i64 = 1 << 40;
 /// One demand of a pair's sequence: its index, ends (and their indices
 /// in their nodes) and chunk count.
 #[derive(Clone, Copy, Default)]
-struct Item {
-    demand: u32,
-    src: u32,
-    dst: u32,
-    src_local: u32,
-    dst_local: u32,
-    chunks: u64,
+pub(crate) struct Item {
+    pub(crate) demand: u32,
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    pub(crate) src_local: u32,
+    pub(crate) dst_local: u32,
+    /// The demand's chunk this item starts at (a demand may be cut into
+    /// pieces on several rails, `super::align`), and how many it has.
+    pub(crate) first: u64,
+    pub(crate) chunks: u64,
 }
 
 /// Where a rail's segment of a pair stands: the sequence position of the
@@ -80,7 +83,10 @@ pub(crate) fn place(
     intervals: &[Interval],
     nic_ticks: u64,
 ) -> Vec<RelayRun> {
-    let (seq, pair_start) = sequences(inst, tt, pairs);
+    let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
+    if tt.nvlink_speedup < tt.gpus_per_node {
+        (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails);
+    }
     let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
@@ -222,7 +228,8 @@ fn close(runs: &mut Vec<RelayRun>, item: &Item, p: Pending, sender: u32, receive
         len += 1;
     }
     runs.push(
-        RelayRun::new(item.demand, p.chunk, p.count, &hops[..len]).expect("one to three hops"),
+        RelayRun::new(item.demand, item.first + p.chunk, p.count, &hops[..len])
+            .expect("one to three hops"),
     );
 }
 
@@ -298,6 +305,7 @@ fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<It
                 dst: dem.dst,
                 src_local: dem.src % tt.gpus_per_node,
                 dst_local: dem.dst % tt.gpus_per_node,
+                first: 0,
                 chunks: inst.chunks(d),
             };
             count[p] += 1;

@@ -7,6 +7,7 @@
 //! plan is validated by `super::check` before it is returned. `direct`
 //! writes the best direct plan the same way, for where relays do not pay.
 
+mod align;
 mod colour;
 mod direct;
 mod grid;
@@ -24,10 +25,15 @@ use crate::instance::Instance;
 pub(crate) fn build_schedule(
     inst: &Instance,
     tt: TwoTier,
+    bound: u64,
 ) -> Result<(RelaySchedule, u64), RelayError> {
     let pairs = node_pairs(inst, tt)?;
     let nodes = tt.nodes(inst.slots);
-    let rails = rails::split_rails(nodes, tt.gpus_per_node, &pairs)?;
+    let rails = if bound > node_bound(nodes, tt.gpus_per_node, &pairs) {
+        align::loaded_rails(inst, tt, &pairs, bound)
+    } else {
+        rails::split_rails(nodes, tt.gpus_per_node, &pairs)?
+    };
     let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
     let mut runs = hops::place(inst, tt, &pairs, &rails, &intervals, nic_ticks);
     let first = runs
@@ -44,6 +50,21 @@ pub(crate) fn build_schedule(
         ticks = ticks.max(r.hops()[r.hops().len() - 1].tick + count);
     }
     Ok((RelaySchedule { ticks, runs }, nic_ticks))
+}
+
+/// The most chunks a NIC must carry with the rails split evenly: every
+/// node's inter-node chunks out and in over its G NICs, rounded up.
+fn node_bound(nodes: u32, g: u32, pairs: &[(u32, u32, u64)]) -> u64 {
+    let (mut out, mut inn) = (vec![0u64; nodes as usize], vec![0u64; nodes as usize]);
+    for &(a, b, c) in pairs {
+        out[a as usize] += c;
+        inn[b as usize] += c;
+    }
+    out.iter()
+        .chain(&inn)
+        .map(|&c| c.div_ceil(g as u64))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The inter-node chunks of each node pair `(a, b, chunks)`, sorted by

@@ -1,0 +1,339 @@
+//! Which chunks each rail carries, where NVLink is slow (rho < G).
+//!
+//! A rail's segment of a node pair is a consecutive part of the pair's
+//! sequence (`super::hops`), as long as the rail's share (`super::rails`).
+//! Cut in source order, a hot GPU's chunks spread over every rail, and
+//! each one off the GPU's own rail crosses its NVLink port: where NVLink
+//! carries few chunks a tick those hops set the plan's length. Here each
+//! pair's sequence is reordered, demands cut into pieces, so that rail
+//! `k`'s part holds first the chunks that need no NVLink hop on it (GPU
+//! `k` to GPU `k`), then those of the busier side's GPU `k` (to `k` where
+//! the busiest GPU receives more than any sends, else from `k`), then of
+//! the other side's, then the rest: a hot GPU's own NIC carries its
+//! chunks as far as its share goes, and only the rest crosses NVLink.
+//! The rails' shares are unchanged, so every NIC still carries the node
+//! bound at most.
+
+use super::hops::Item;
+use super::rails::RailLoads;
+use crate::instance::Instance;
+use crate::relay::model::TwoTier;
+
+/// `seq` and `pair_start` (as `super::hops` builds them: pair `p`'s
+/// demands at `seq[pair_start[p]..pair_start[p + 1]]`) reordered and cut
+/// so that the rails' consecutive shares of each pair (`rails`, in rail
+/// order) take the chunks the module docs say.
+pub(crate) fn by_rails(
+    seq: &[Item],
+    pair_start: &[usize],
+    rails: &RailLoads,
+) -> (Vec<Item>, Vec<usize>) {
+    let pairs = pair_start.len() - 1;
+    let g = rails.len();
+    let mut caps = vec![0u64; pairs * g];
+    for (k, rail) in rails.iter().enumerate() {
+        for &(p, c) in rail {
+            caps[p as usize * g + k] = c;
+        }
+    }
+    let to_first = receivers_busier(seq);
+    let mut out: Vec<Item> = Vec::with_capacity(seq.len() * 2);
+    let mut starts = Vec::with_capacity(pairs + 1);
+    let mut left: Vec<u64> = Vec::new();
+    let mut pieces: Vec<Vec<Item>> = vec![Vec::new(); g];
+    for p in 0..pairs {
+        starts.push(out.len());
+        let items = &seq[pair_start[p]..pair_start[p + 1]];
+        let room = &mut caps[p * g..(p + 1) * g];
+        left.clear();
+        left.extend(items.iter().map(|i| i.chunks));
+        let own = |i: &Item, phase: u8| -> Option<usize> {
+            let (s, d) = (i.src_local as usize, i.dst_local as usize);
+            match phase {
+                0 => (s == d).then_some(s),
+                1 => Some(if to_first { d } else { s }),
+                _ => Some(if to_first { s } else { d }),
+            }
+        };
+        for phase in 0..3u8 {
+            for (x, item) in items.iter().enumerate() {
+                if let Some(k) = own(item, phase) {
+                    take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+                }
+            }
+        }
+        for (x, item) in items.iter().enumerate() {
+            for k in 0..g {
+                if left[x] == 0 {
+                    break;
+                }
+                take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+            }
+        }
+        debug_assert!(left.iter().all(|&l| l == 0) && room.iter().all(|&r| r == 0));
+        for rail in &mut pieces {
+            // In demand order, a demand's pieces in chunk order, joined
+            // where they continue each other (one run, not several).
+            rail.sort_unstable_by_key(|i| (i.demand, i.first));
+            let from = out.len();
+            for piece in rail.drain(..) {
+                let joins = out.len() > from && {
+                    let last = &out[out.len() - 1];
+                    last.demand == piece.demand && last.first + last.chunks == piece.first
+                };
+                if joins {
+                    let last = out.len() - 1;
+                    out[last].chunks += piece.chunks;
+                } else {
+                    out.push(piece);
+                }
+            }
+        }
+    }
+    starts.push(out.len());
+    (out, starts)
+}
+
+/// Moves up to `room` of `left` chunks of `item` (its next ones) onto a
+/// rail's pieces.
+fn take(item: &Item, left: &mut u64, room: &mut u64, pieces: &mut Vec<Item>) {
+    let n = (*left).min(*room);
+    if n == 0 {
+        return;
+    }
+    let done = item.chunks - *left;
+    pieces.push(Item {
+        first: item.first + done,
+        chunks: n,
+        ..*item
+    });
+    *left -= n;
+    *room -= n;
+}
+
+/// Whether the busiest receiving GPU receives more inter-node chunks than
+/// the busiest sending GPU sends.
+fn receivers_busier(seq: &[Item]) -> bool {
+    let n = seq
+        .iter()
+        .map(|i| i.src.max(i.dst) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let (mut out, mut inn) = (vec![0u64; n], vec![0u64; n]);
+    for i in seq {
+        out[i.src as usize] += i.chunks;
+        inn[i.dst as usize] += i.chunks;
+    }
+    inn.iter().max() >= out.iter().max()
+}
+
+/// The rails' shares of each pair where the plan's bound `target` is
+/// above the node bound (NVLink binds): a NIC may then carry up to
+/// `target` chunks, more than its node's average, so a hot GPU's own rail
+/// takes as many of its chunks as that allows instead of an even share.
+/// Chunks go to rails in the order of the module docs, for all pairs at
+/// once (each phase over every pair before the next), within `target` on
+/// every NIC's send and receive side; what cannot fit anywhere goes where
+/// the most room is left (the NIC layer then runs longer). `pairs` as
+/// `super::node_pairs` lists them.
+pub(crate) fn loaded_rails(
+    inst: &Instance,
+    tt: TwoTier,
+    pairs: &[(u32, u32, u64)],
+    target: u64,
+) -> RailLoads {
+    let g = tt.gpus_per_node as usize;
+    let nodes = tt.nodes(inst.slots) as usize;
+    let pair_of = |a: u32, b: u32| {
+        pairs
+            .binary_search_by_key(&(a, b), |p| (p.0, p.1))
+            .expect("every inter-node demand's pair is listed")
+    };
+    // Per pair, the G x G chunks (source GPU, destination GPU in the nodes).
+    let mut left = vec![0u64; pairs.len() * g * g];
+    let (mut sends, mut receives) = (
+        vec![0u64; inst.slots as usize],
+        vec![0u64; inst.slots as usize],
+    );
+    for (d, dem) in inst.demands().iter().enumerate() {
+        let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
+        if a == b {
+            continue;
+        }
+        let (i, j) = ((dem.src as usize) % g, (dem.dst as usize) % g);
+        left[pair_of(a, b) * g * g + i * g + j] += inst.chunks(d);
+        sends[dem.src as usize] += inst.chunks(d);
+        receives[dem.dst as usize] += inst.chunks(d);
+    }
+    let to_first = receives.iter().max() >= sends.iter().max();
+    let mut nics = Nics {
+        g,
+        out: vec![target as i64; nodes * g],
+        inn: vec![target as i64; nodes * g],
+    };
+    let mut share = vec![0u64; pairs.len() * g];
+    let mut place = |nics: &mut Nics, p: usize, k: usize, n: u64| {
+        nics.take(pairs[p].0, pairs[p].1, k, n);
+        share[p * g + k] += n;
+    };
+    for phase in 0..3 {
+        for p in 0..pairs.len() {
+            let (a, b) = (pairs[p].0, pairs[p].1);
+            for i in 0..g {
+                for j in 0..g {
+                    let k = match phase {
+                        0 if i == j => i,
+                        0 => continue,
+                        1 if to_first => j,
+                        1 => i,
+                        _ if to_first => i,
+                        _ => j,
+                    };
+                    let cell = &mut left[p * g * g + i * g + j];
+                    let n = (*cell).min(nics.room(a, b, k).max(0) as u64);
+                    *cell -= n;
+                    place(&mut nics, p, k, n);
+                }
+            }
+        }
+    }
+    for p in 0..pairs.len() {
+        let (a, b) = (pairs[p].0, pairs[p].1);
+        for cell in p * g * g..(p + 1) * g * g {
+            while left[cell] > 0 {
+                // The rail with the most room on both sides (the first of
+                // equals); past every limit, the least overfull.
+                let k = (0..g)
+                    .max_by_key(|&k| (nics.room(a, b, k), std::cmp::Reverse(k)))
+                    .expect("G >= 1");
+                let room = nics.room(a, b, k);
+                let n = if room > 0 {
+                    left[cell].min(room as u64)
+                } else {
+                    left[cell]
+                };
+                left[cell] -= n;
+                place(&mut nics, p, k, n);
+            }
+        }
+    }
+    (0..g)
+        .map(|k| {
+            (0..pairs.len())
+                .filter(|&p| share[p * g + k] > 0)
+                .map(|p| (p as u32, share[p * g + k]))
+                .collect()
+        })
+        .collect()
+}
+
+/// Room left on each NIC (node, rail), sending and receiving.
+struct Nics {
+    g: usize,
+    out: Vec<i64>,
+    inn: Vec<i64>,
+}
+
+impl Nics {
+    /// Room on rail `k` from node `a` to node `b`: the smaller side.
+    fn room(&self, a: u32, b: u32, k: usize) -> i64 {
+        self.out[a as usize * self.g + k].min(self.inn[b as usize * self.g + k])
+    }
+
+    fn take(&mut self, a: u32, b: u32, k: usize, n: u64) {
+        self.out[a as usize * self.g + k] -= n as i64;
+        self.inn[b as usize * self.g + k] -= n as i64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::{Demand, Limits, Model};
+
+    fn item(demand: u32, src: u32, dst: u32, g: u32, chunks: u64) -> Item {
+        Item {
+            demand,
+            src,
+            dst,
+            src_local: src % g,
+            dst_local: dst % g,
+            first: 0,
+            chunks,
+        }
+    }
+
+    #[test]
+    fn each_rail_keeps_its_share_and_takes_its_own_gpus_chunks_first() {
+        // One pair (node 0 -> node 1), G = 4: GPU 4+2 receives the most.
+        let g = 4;
+        let seq = vec![
+            item(0, 0, 5, g, 3),
+            item(1, 0, 6, g, 5),
+            item(2, 1, 6, g, 6),
+            item(3, 2, 6, g, 2),
+            item(4, 3, 7, g, 4),
+        ];
+        let rails: RailLoads = vec![vec![(0, 5)], vec![(0, 5)], vec![(0, 5)], vec![(0, 5)]];
+        let (out, starts) = by_rails(&seq, &[0, seq.len()], &rails);
+        assert_eq!(starts, vec![0, out.len()]);
+        // Cut in rail order by the shares, as the placement does.
+        let (mut rail, mut filled) = (0usize, 0u64);
+        let mut per_rail = vec![Vec::new(); 4];
+        let mut chunks = std::collections::BTreeMap::new();
+        for piece in &out {
+            let mut left = piece.chunks;
+            let mut first = piece.first;
+            while left > 0 {
+                let n = left.min(5 - filled);
+                per_rail[rail].push((piece.demand, piece.dst_local, n));
+                for c in first..first + n {
+                    assert!(
+                        chunks.insert((piece.demand, c), rail).is_none(),
+                        "a chunk twice"
+                    );
+                }
+                (left, first, filled) = (left - n, first + n, filled + n);
+                if filled == 5 {
+                    (rail, filled) = (rail + 1, 0);
+                }
+            }
+        }
+        assert_eq!(chunks.len(), 20, "every chunk once");
+        // Receivers are the busier side: rail 2 carries GPU 6's chunks
+        // (13 of them, 5 fit), rail 1 GPU 5's, rail 3 GPU 7's.
+        assert!(per_rail[2].iter().all(|&(_, d, _)| d == 2), "{per_rail:?}");
+        assert!(per_rail[1].iter().any(|&(d, _, _)| d == 0), "{per_rail:?}");
+        assert!(per_rail[3].iter().any(|&(d, _, _)| d == 4), "{per_rail:?}");
+    }
+
+    #[test]
+    fn loaded_rails_let_a_hot_gpus_own_nic_carry_up_to_the_bound() {
+        // Nodes of 4; GPU 2 of node 0 receives 12 chunks from each GPU of
+        // node 1, others 1: node bound ceil(52 / 4) = 13; with a bound of
+        // 24 (NVLink binding) rail 2 takes 24 of GPU 2's 48 chunks.
+        let g = 4;
+        let mut demands = Vec::new();
+        for s in 4..8u32 {
+            for d in 0..4u32 {
+                let chunks = if d == 2 { 12 } else { 1 };
+                demands.push(Demand {
+                    src: s,
+                    dst: d,
+                    bits: 64 * chunks,
+                });
+            }
+        }
+        let inst = Instance::new(Model::Read1Write1, 8, 64, demands, &Limits::default()).unwrap();
+        let tt = TwoTier {
+            gpus_per_node: g,
+            nvlink_speedup: 1,
+        };
+        let pairs = vec![(1u32, 0u32, 60u64)];
+        let rails = loaded_rails(&inst, tt, &pairs, 24);
+        let per_rail: Vec<u64> = rails.iter().map(|r| r.iter().map(|x| x.1).sum()).collect();
+        assert_eq!(per_rail.iter().sum::<u64>(), 60);
+        assert!(per_rail.iter().all(|&c| c <= 24), "{per_rail:?}");
+        assert_eq!(per_rail[2], 24, "{per_rail:?}");
+    }
+}
