@@ -449,8 +449,27 @@ fn from_chunks(rows: &[[u64; 8]; 8]) -> Instance {
 
 #[test]
 fn a_relay_plan_never_takes_more_ticks_than_the_best_direct_plan() {
-    // Hot GPUs on NVLink at one chunk a tick: the relayed plan took 25 and
-    // 14 ticks where the direct optimum is 24 (the bound: optimal) and 11.
+    // Hot GPUs on NVLink at one chunk a tick. Here the relayed plan is
+    // longer than the direct optimum (10 ticks, the bound 5): the plan is
+    // the direct one, every chunk one hop.
+    let falls_back = [
+        [0, 2, 3, 0, 0, 0, 2, 2],
+        [0, 0, 0, 0, 1, 0, 0, 0],
+        [0, 0, 0, 3, 2, 0, 0, 0],
+        [1, 0, 2, 0, 3, 0, 0, 1],
+        [0, 2, 0, 0, 0, 0, 1, 0],
+        [2, 0, 3, 0, 2, 0, 0, 2],
+        [0, 1, 0, 0, 2, 0, 0, 1],
+        [0, 1, 2, 3, 0, 0, 1, 0],
+    ];
+    let inst = from_chunks(&falls_back);
+    let sol = plan_relay(&inst, machine(4, 1)).unwrap();
+    assert_eq!((sol.ticks, sol.direct_ticks), (10, 10));
+    assert!(sol.schedule.runs.iter().all(|r| r.hops().len() == 1));
+    validate_relay(&inst, machine(4, 1), &sol.schedule).unwrap();
+    // Before the fallback (and the rails loaded by the GPUs' loads) these
+    // took 25 ticks against the direct 24 (the bound: optimal) and 14
+    // against 11.
     let at_the_bound = [
         [0, 18, 2, 0, 0, 0, 1, 3],
         [0, 0, 0, 2, 0, 0, 0, 2],
@@ -475,8 +494,7 @@ fn a_relay_plan_never_takes_more_ticks_than_the_best_direct_plan() {
         let inst = from_chunks(&rows);
         let sol = plan_relay(&inst, machine(4, 1)).unwrap();
         assert_eq!(sol.direct_ticks, direct);
-        assert_eq!(sol.ticks, direct, "the direct plan is the shorter here");
-        assert!(sol.lower_bound <= sol.ticks);
+        assert!(sol.lower_bound <= sol.ticks && sol.ticks <= direct);
         validate_relay(&inst, machine(4, 1), &sol.schedule).unwrap();
     }
     // Where relays pay, the relayed plan stays.

@@ -27,6 +27,7 @@ pub(crate) fn by_rails(
     seq: &[Item],
     pair_start: &[usize],
     rails: &RailLoads,
+    routes: Option<&Routes>,
 ) -> (Vec<Item>, Vec<usize>) {
     let pairs = pair_start.len() - 1;
     let g = rails.len();
@@ -55,6 +56,23 @@ pub(crate) fn by_rails(
                 _ => Some(if to_first { s } else { d }),
             }
         };
+        if let Some(routes) = routes {
+            // The routes chosen with the NVLink ports in view (loaded_rails).
+            for &(k, i, j, n) in &routes[p] {
+                let x = items
+                    .iter()
+                    .position(|it| (it.src_local, it.dst_local) == (i, j))
+                    .expect("a route of a pair's own demand");
+                let mut room_n = n;
+                take(
+                    &items[x],
+                    &mut left[x],
+                    &mut room_n,
+                    &mut pieces[k as usize],
+                );
+                room[k as usize] -= n;
+            }
+        }
         for phase in 0..3u8 {
             for (x, item) in items.iter().enumerate() {
                 if let Some(k) = own(item, phase) {
@@ -127,58 +145,69 @@ fn receivers_busier(seq: &[Item]) -> bool {
     inn.iter().max() >= out.iter().max()
 }
 
-/// The rails' shares of each pair where the plan's bound `target` is
-/// above the node bound (NVLink binds): a NIC may then carry up to
-/// `target` chunks, more than its node's average, so a hot GPU's own rail
-/// takes as many of its chunks as that allows instead of an even share.
-/// Chunks go to rails in the order of the module docs, for all pairs at
-/// once (each phase over every pair before the next), within `target` on
-/// every NIC's send and receive side; what cannot fit anywhere goes where
-/// the most room is left (the NIC layer then runs longer). `pairs` as
-/// `super::node_pairs` lists them.
+/// Per node pair, its chunks' rails: `(rail, source GPU, destination GPU
+/// (indices in their nodes), chunks)`.
+pub(crate) type Routes = Vec<Vec<(u32, u32, u32, u64)>>;
+
+/// The rails of every chunk where the plan's bound `target` is above the
+/// node bound (NVLink binds): a NIC may then carry up to `target` chunks,
+/// more than its node's average, and each GPU's NVLink port `rho x target`
+/// each way less its intra-node chunks. Chunks go to rails in the order
+/// of the module docs, for all pairs at once (each phase over every pair
+/// before the next), each within the room left on every port it uses (the
+/// two NICs, and the NVLink ports of its first and last hop); the rest
+/// to the rail with the most room (past every limit, the least overfull:
+/// the plan then runs longer). `pairs` as `super::node_pairs` lists them.
 pub(crate) fn loaded_rails(
     inst: &Instance,
     tt: TwoTier,
     pairs: &[(u32, u32, u64)],
     target: u64,
-) -> RailLoads {
+) -> (RailLoads, Routes) {
     let g = tt.gpus_per_node as usize;
     let nodes = tt.nodes(inst.slots) as usize;
+    let n = inst.slots as usize;
     let pair_of = |a: u32, b: u32| {
         pairs
             .binary_search_by_key(&(a, b), |p| (p.0, p.1))
             .expect("every inter-node demand's pair is listed")
     };
+    let link = (tt.nvlink_speedup as u64).saturating_mul(target) as i64;
+    let mut ports = Ports {
+        g,
+        nic_out: vec![target as i64; nodes * g],
+        nic_in: vec![target as i64; nodes * g],
+        nv_out: vec![link; n],
+        nv_in: vec![link; n],
+    };
     // Per pair, the G x G chunks (source GPU, destination GPU in the nodes).
     let mut left = vec![0u64; pairs.len() * g * g];
-    let (mut sends, mut receives) = (
-        vec![0u64; inst.slots as usize],
-        vec![0u64; inst.slots as usize],
-    );
+    let (mut sends, mut receives) = (vec![0u64; n], vec![0u64; n]);
     for (d, dem) in inst.demands().iter().enumerate() {
         let (a, b) = (tt.node(dem.src), tt.node(dem.dst));
+        let c = inst.chunks(d);
         if a == b {
+            ports.nv_out[dem.src as usize] -= c as i64;
+            ports.nv_in[dem.dst as usize] -= c as i64;
             continue;
         }
         let (i, j) = ((dem.src as usize) % g, (dem.dst as usize) % g);
-        left[pair_of(a, b) * g * g + i * g + j] += inst.chunks(d);
-        sends[dem.src as usize] += inst.chunks(d);
-        receives[dem.dst as usize] += inst.chunks(d);
+        left[pair_of(a, b) * g * g + i * g + j] += c;
+        sends[dem.src as usize] += c;
+        receives[dem.dst as usize] += c;
     }
     let to_first = receives.iter().max() >= sends.iter().max();
-    let mut nics = Nics {
-        g,
-        out: vec![target as i64; nodes * g],
-        inn: vec![target as i64; nodes * g],
-    };
+    let mut routes: Routes = vec![Vec::new(); pairs.len()];
     let mut share = vec![0u64; pairs.len() * g];
-    let mut place = |nics: &mut Nics, p: usize, k: usize, n: u64| {
-        nics.take(pairs[p].0, pairs[p].1, k, n);
-        share[p * g + k] += n;
+    let mut place = |ports: &mut Ports, p: usize, i: usize, j: usize, k: usize, c: u64| {
+        if c > 0 {
+            ports.take(pairs[p], i, j, k, c);
+            share[p * g + k] += c;
+            routes[p].push((k as u32, i as u32, j as u32, c));
+        }
     };
     for phase in 0..3 {
         for p in 0..pairs.len() {
-            let (a, b) = (pairs[p].0, pairs[p].1);
             for i in 0..g {
                 for j in 0..g {
                     let k = match phase {
@@ -190,59 +219,104 @@ pub(crate) fn loaded_rails(
                         _ => j,
                     };
                     let cell = &mut left[p * g * g + i * g + j];
-                    let n = (*cell).min(nics.room(a, b, k).max(0) as u64);
-                    *cell -= n;
-                    place(&mut nics, p, k, n);
+                    let c = (*cell).min(ports.room(pairs[p], i, j, k).max(0) as u64);
+                    *cell -= c;
+                    place(&mut ports, p, i, j, k, c);
                 }
             }
         }
     }
     for p in 0..pairs.len() {
-        let (a, b) = (pairs[p].0, pairs[p].1);
-        for cell in p * g * g..(p + 1) * g * g {
-            while left[cell] > 0 {
-                // The rail with the most room on both sides (the first of
-                // equals); past every limit, the least overfull.
-                let k = (0..g)
-                    .max_by_key(|&k| (nics.room(a, b, k), std::cmp::Reverse(k)))
-                    .expect("G >= 1");
-                let room = nics.room(a, b, k);
-                let n = if room > 0 {
-                    left[cell].min(room as u64)
-                } else {
-                    left[cell]
-                };
-                left[cell] -= n;
-                place(&mut nics, p, k, n);
+        for i in 0..g {
+            for j in 0..g {
+                let cell = p * g * g + i * g + j;
+                while left[cell] > 0 {
+                    // The rail with the most room on every port the chunk
+                    // uses (the first of equals); past every limit, the
+                    // least overfull.
+                    let k = (0..g)
+                        .max_by_key(|&k| (ports.room(pairs[p], i, j, k), std::cmp::Reverse(k)))
+                        .expect("G >= 1");
+                    let room = ports.room(pairs[p], i, j, k);
+                    let c = if room > 0 {
+                        left[cell].min(room as u64)
+                    } else {
+                        left[cell]
+                    };
+                    left[cell] -= c;
+                    place(&mut ports, p, i, j, k, c);
+                }
             }
         }
     }
-    (0..g)
+    let rails = (0..g)
         .map(|k| {
             (0..pairs.len())
                 .filter(|&p| share[p * g + k] > 0)
                 .map(|p| (p as u32, share[p * g + k]))
                 .collect()
         })
-        .collect()
+        .collect();
+    (rails, routes)
 }
 
-/// Room left on each NIC (node, rail), sending and receiving.
-struct Nics {
+/// Room left on each port: NICs by (node, rail), NVLink ports by GPU.
+struct Ports {
     g: usize,
-    out: Vec<i64>,
-    inn: Vec<i64>,
+    nic_out: Vec<i64>,
+    nic_in: Vec<i64>,
+    nv_out: Vec<i64>,
+    nv_in: Vec<i64>,
 }
 
-impl Nics {
-    /// Room on rail `k` from node `a` to node `b`: the smaller side.
-    fn room(&self, a: u32, b: u32, k: usize) -> i64 {
-        self.out[a as usize * self.g + k].min(self.inn[b as usize * self.g + k])
+impl Ports {
+    /// The ports a chunk of `(a, i) -> (b, j)` on rail `k` uses, with the
+    /// room left on each.
+    fn uses(&self, (a, b, _): (u32, u32, u64), i: usize, j: usize, k: usize) -> [(u8, usize); 6] {
+        let (a, b, g) = (a as usize, b as usize, self.g);
+        let none = (4, 0);
+        [
+            (0, a * g + k),
+            (1, b * g + k),
+            if i != k { (2, a * g + i) } else { none },
+            if i != k { (3, a * g + k) } else { none },
+            if j != k { (2, b * g + k) } else { none },
+            if j != k { (3, b * g + j) } else { none },
+        ]
     }
 
-    fn take(&mut self, a: u32, b: u32, k: usize, n: u64) {
-        self.out[a as usize * self.g + k] -= n as i64;
-        self.inn[b as usize * self.g + k] -= n as i64;
+    fn slot(&mut self, kind: u8) -> Option<&mut Vec<i64>> {
+        match kind {
+            0 => Some(&mut self.nic_out),
+            1 => Some(&mut self.nic_in),
+            2 => Some(&mut self.nv_out),
+            3 => Some(&mut self.nv_in),
+            _ => None,
+        }
+    }
+
+    /// Room for chunks of `(a, i) -> (b, j)` on rail `k`: the least on the
+    /// ports they use.
+    fn room(&self, pair: (u32, u32, u64), i: usize, j: usize, k: usize) -> i64 {
+        self.uses(pair, i, j, k)
+            .iter()
+            .map(|&(kind, x)| match kind {
+                0 => self.nic_out[x],
+                1 => self.nic_in[x],
+                2 => self.nv_out[x],
+                3 => self.nv_in[x],
+                _ => i64::MAX,
+            })
+            .min()
+            .unwrap_or(i64::MAX)
+    }
+
+    fn take(&mut self, pair: (u32, u32, u64), i: usize, j: usize, k: usize, c: u64) {
+        for (kind, x) in self.uses(pair, i, j, k) {
+            if let Some(v) = self.slot(kind) {
+                v[x] -= c as i64;
+            }
+        }
     }
 }
 
@@ -275,7 +349,7 @@ mod tests {
             item(4, 3, 7, g, 4),
         ];
         let rails: RailLoads = vec![vec![(0, 5)], vec![(0, 5)], vec![(0, 5)], vec![(0, 5)]];
-        let (out, starts) = by_rails(&seq, &[0, seq.len()], &rails);
+        let (out, starts) = by_rails(&seq, &[0, seq.len()], &rails, None);
         assert_eq!(starts, vec![0, out.len()]);
         // Cut in rail order by the shares, as the placement does.
         let (mut rail, mut filled) = (0usize, 0u64);
@@ -330,7 +404,8 @@ mod tests {
             nvlink_speedup: 1,
         };
         let pairs = vec![(1u32, 0u32, 60u64)];
-        let rails = loaded_rails(&inst, tt, &pairs, 24);
+        let (rails, routes) = loaded_rails(&inst, tt, &pairs, 24);
+        assert_eq!(routes[0].iter().map(|r| r.3).sum::<u64>(), 60);
         let per_rail: Vec<u64> = rails.iter().map(|r| r.iter().map(|x| x.1).sum()).collect();
         assert_eq!(per_rail.iter().sum::<u64>(), 60);
         assert!(per_rail.iter().all(|&c| c <= 24), "{per_rail:?}");

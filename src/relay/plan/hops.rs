@@ -73,19 +73,22 @@ struct Pending {
 
 /// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
 /// (`pairs`, `rails` and `intervals` as `super::nic` made them, the NIC
-/// layer `nic_ticks` long), the intra-node ones after. Runs in the order
+/// layer `nic_ticks` long; each pair's chunks on the rails `routes` give,
+/// or as `super::align::by_rails` orders them where NVLink is slow), the
+/// intra-node ones after. Runs in the order
 /// they were closed, ticks shifted by [`BIAS`].
 pub(crate) fn place(
     inst: &Instance,
     tt: TwoTier,
     pairs: &[(u32, u32, u64)],
     rails: &RailLoads,
+    routes: Option<&super::align::Routes>,
     intervals: &[Interval],
     nic_ticks: u64,
 ) -> Vec<RelayRun> {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
-    if tt.nvlink_speedup < tt.gpus_per_node {
-        (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails);
+    if routes.is_some() || tt.nvlink_speedup < tt.gpus_per_node {
+        (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes);
     }
     let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
     let n = inst.slots as usize;

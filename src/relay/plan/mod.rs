@@ -29,13 +29,22 @@ pub(crate) fn build_schedule(
 ) -> Result<(RelaySchedule, u64), RelayError> {
     let pairs = node_pairs(inst, tt)?;
     let nodes = tt.nodes(inst.slots);
-    let rails = if bound > node_bound(nodes, tt.gpus_per_node, &pairs) {
-        align::loaded_rails(inst, tt, &pairs, bound)
+    let (rails, routes) = if bound > node_bound(nodes, tt.gpus_per_node, &pairs) {
+        let (rails, routes) = align::loaded_rails(inst, tt, &pairs, bound);
+        (rails, Some(routes))
     } else {
-        rails::split_rails(nodes, tt.gpus_per_node, &pairs)?
+        (rails::split_rails(nodes, tt.gpus_per_node, &pairs)?, None)
     };
     let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
-    let mut runs = hops::place(inst, tt, &pairs, &rails, &intervals, nic_ticks);
+    let mut runs = hops::place(
+        inst,
+        tt,
+        &pairs,
+        &rails,
+        routes.as_ref(),
+        &intervals,
+        nic_ticks,
+    );
     let first = runs
         .iter()
         .map(|r| r.hops()[0].tick)
