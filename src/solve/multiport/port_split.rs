@@ -476,15 +476,18 @@ mod tests {
     fn ticks(s: &Schedule) -> Vec<Vec<u32>> {
         s.rounds
             .iter()
-            .flat_map(|r| std::iter::repeat_n(r.demands.clone(), r.repeat as usize))
+            .flat_map(|r| std::iter::repeat(r.demands.clone()).take(r.repeat as usize))
             .collect()
     }
 
-    /// Random pools of one or two parts and rounds that draw every chunk
-    /// (a pool at most `ports` times a tick, runs of equal ticks).
-    fn pools_and_rounds(seed: u64) -> (Vec<Vec<(u32, u64)>>, Vec<(u64, Vec<u32>)>) {
+    /// Pools of `(demand, chunks)` parts.
+    type Pools = Vec<Vec<(u32, u64)>>;
+
+    /// Random pools of one or two parts and rounds of pool ids that draw
+    /// every chunk (a pool at most twice a tick, runs of equal ticks).
+    fn pools_and_rounds(seed: u64) -> (Pools, Vec<(u64, Vec<u32>)>) {
         let mut rng = SplitMix64::new(seed, 3);
-        let pools: Vec<Vec<(u32, u64)>> = (0..20u32)
+        let pools: Pools = (0..20u32)
             .map(|p| {
                 let parts = 1 + rng.below(2) as u32;
                 (0..parts).map(|k| (2 * p + k, 1 + rng.below(9))).collect()
@@ -498,7 +501,7 @@ mod tests {
             for (p, l) in left.iter_mut().enumerate() {
                 let draws = rng.below(3).min(*l / repeat);
                 *l -= draws * repeat;
-                ids.extend(std::iter::repeat_n(p as u32, draws as usize));
+                ids.extend(std::iter::repeat(p as u32).take(draws as usize));
             }
             if ids.is_empty() {
                 // Whatever is left, one chunk a tick.
@@ -527,7 +530,7 @@ mod tests {
             let general = mapper().map(&rounds);
             let one_tick: Vec<(u64, Vec<u32>)> = rounds
                 .iter()
-                .flat_map(|(r, ids)| std::iter::repeat_n((1, ids.clone()), *r as usize))
+                .flat_map(|(r, ids)| std::iter::repeat((1, ids.clone())).take(*r as usize))
                 .collect();
             let single = mapper().map(&one_tick);
             assert_eq!(ticks(&general), ticks(&single), "seed {seed}");
@@ -574,7 +577,7 @@ mod tests {
                 }
             }
         }
-        let pools: Vec<Vec<(u32, u64)>> = pools
+        let pools: Pools = pools
             .into_iter()
             .map(|p| p.into_iter().filter(|d| d.1 > 0).collect())
             .collect();
