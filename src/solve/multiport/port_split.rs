@@ -289,29 +289,33 @@ fn by_sender(slots: usize, arcs: &[ArcCount]) -> Vec<ArcCount> {
 /// `a->b` then `b->a`; a READ1_WRITE1 demand is its own pool. A round may
 /// draw a pool several times per tick (several ports); a round is split
 /// where a pool moves on to its next demand, so the result has at most
-/// `rounds + 2 * demands` rounds. Each pool's state is one record, so a
-/// round touches one cache line per pool it draws.
+/// `rounds + 2 * demands` rounds. Each pool's state is one record of 32
+/// bytes, aligned to 32, so a round touches one cache line per pool it
+/// draws.
 pub(super) struct PoolMapper {
     pools: Vec<PoolState>,
 }
 
-/// A pool: its parts, the part being drawn, the chunks left in it, and the
-/// draws per tick counted for the current round.
+/// A pool: the demands of its parts, the chunks of the second part, the
+/// part being drawn, the chunks left in it, and the draws per tick counted
+/// for the current round.
 #[derive(Clone, Copy)]
+#[repr(align(32))]
 struct PoolState {
-    parts: [(u32, u64); 2],
+    demands: [u32; 2],
+    second: u64,
+    left: u64,
+    draws: u32,
     len: u8,
     part: u8,
-    draws: u32,
-    left: u64,
 }
 
 impl PoolState {
     /// Moves past exhausted parts while another part follows.
     fn skip_exhausted(&mut self) {
-        while self.left == 0 && self.part + 1 < self.len {
-            self.part += 1;
-            self.left = self.parts[self.part as usize].1;
+        if self.left == 0 && self.part + 1 < self.len {
+            self.part = 1;
+            self.left = self.second;
         }
     }
 
@@ -322,7 +326,7 @@ impl PoolState {
             return None;
         }
         self.left -= 1;
-        Some(self.parts[self.part as usize].0)
+        Some(self.demands[self.part as usize])
     }
 }
 
@@ -330,14 +334,14 @@ impl PoolState {
     /// A pool of one or two parts, none drawn yet.
     fn of(p: &[(u32, u64)]) -> PoolState {
         assert!(p.len() <= 2, "a pool has one or two demands");
-        let mut parts = [(0, 0); 2];
-        parts[..p.len()].copy_from_slice(p);
+        let part = |i: usize| p.get(i).copied().unwrap_or((0, 0));
         PoolState {
-            parts,
+            demands: [part(0).0, part(1).0],
+            second: part(1).1,
+            left: part(0).1,
+            draws: 0,
             len: p.len() as u8,
             part: 0,
-            draws: 0,
-            left: p.first().map_or(0, |d| d.1),
         }
     }
 }
@@ -451,7 +455,7 @@ impl PoolMapper {
                 for &(p, c) in &uses {
                     let pool = &mut self.pools[p as usize];
                     if pool.left >= c * step {
-                        let d = pool.parts[pool.part as usize].0;
+                        let d = pool.demands[pool.part as usize];
                         pool.left -= c * step;
                         demands.extend(std::iter::repeat(d).take(c as usize));
                     } else {
@@ -603,7 +607,7 @@ mod tests {
             let total: u64 = pool.iter().map(|d| d.1).sum();
             let drawn = |m: &PoolMapper| {
                 let s = m.pools[p];
-                s.parts[..s.len as usize].iter().map(|d| d.1).sum::<u64>()
+                s.left + s.second
             };
             assert_eq!(
                 (drawn(&a), drawn(&b)),
