@@ -88,7 +88,9 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         stated.push((p.display().to_string(), schedule_model(p)?));
     }
     model_from_files(&a.instance, &mut overrides, &stated)?;
-    let inst = super::common::load_instance(&a.instance, &overrides, &a.limits.to_limits())?;
+    let read =
+        super::common::load_instance_recorded(&a.instance, &overrides, &a.limits.to_limits())?;
+    let inst = read.instance;
     note_instance_model(&a.instance, inst.model, &overrides, &stated);
     let mut facts = Vec::with_capacity(a.schedules.len());
     for p in &a.schedules {
@@ -109,7 +111,7 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
         }
         None => (solve_instance(&inst, &request)?, None),
     };
-    let relayed = match relay_machine(&a, inst.model)? {
+    let relayed = match relay_machine(&a, &read.machine, inst.model)? {
         Some(tt) => {
             phases.phase(format!(
                 "relayed bound and relay plan (nodes of {} GPUs, NVLink x{})",
@@ -146,8 +148,12 @@ pub fn run(a: AuditArgs) -> anyhow::Result<u8> {
 /// A recorded machine with a STRICT1 audit is noted and left out (relays
 /// are READ1_WRITE1 only); flags with STRICT1 are refused by the planner,
 /// by name.
-fn relay_machine(a: &AuditArgs, model: Model) -> anyhow::Result<Option<crate::relay::TwoTier>> {
-    let tt = a.relay.machine(&a.instance)?;
+fn relay_machine(
+    a: &AuditArgs,
+    recorded: &crate::instance::RecordedMachine,
+    model: Model,
+) -> anyhow::Result<Option<crate::relay::TwoTier>> {
+    let tt = a.relay.machine(recorded, &a.instance)?;
     if tt.is_some() && model == Model::Strict1 && !a.relay.given() {
         eprintln!(
             "note: {} records a two-tier machine, but relays are READ1_WRITE1 only: this STRICT1 audit has no relayed bound",

@@ -1,8 +1,8 @@
 //! Flags shared by commands that read an instance or write outputs.
 
 use crate::instance::{
-    read_instance_bytes_warned, recorded_bw, InputError, Instance, Limits, Model, Overrides,
-    BW_COMMENT_KEY,
+    read_instance_recorded, recorded_bw, InputError, Instance, Limits, Model, Overrides,
+    ReadInstance, BW_COMMENT_KEY,
 };
 use crate::schedule::output::{self, OutputFile};
 use crate::schedule::WriteError;
@@ -99,11 +99,21 @@ pub fn load_instance(
     overrides: &Overrides,
     limits: &Limits,
 ) -> anyhow::Result<Instance> {
+    Ok(load_instance_recorded(path, overrides, limits)?.instance)
+}
+
+/// [`load_instance`], with the two-tier machine the file records (the
+/// relay commands' default: `super::relay_cmd::RelayArgs::machine`).
+pub fn load_instance_recorded(
+    path: &Path,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> anyhow::Result<ReadInstance> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(&name))?;
     let mut warnings = Vec::new();
-    let inst = read_instance_bytes_warned(&bytes, &name, overrides, limits, &mut warnings)?;
+    let inst = read_instance_recorded(&bytes, &name, overrides, limits, &mut warnings)?;
     for w in &warnings {
         eprintln!("tickopt: warning: {name}: {w}");
     }

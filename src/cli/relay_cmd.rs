@@ -3,7 +3,9 @@
 //! (`relay::check::check_relay_claim`): flags in, files out, no
 //! mathematics here.
 
-use crate::instance::Instance;
+use crate::instance::{
+    Instance, RecordedMachine, RecordedValue, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY,
+};
 use crate::relay::check::check_relay_claim;
 use crate::relay::{plan_relay, RelaySummary, TwoTier};
 use crate::schedule::output::OutputFile;
@@ -33,16 +35,40 @@ pub struct RelayArgs {
 
 impl RelayArgs {
     /// The machine, when one is asked for: the flags, else what the input
-    /// records (a demands CSV's leading comment lines `# gpus_per_node=G`,
+    /// file records (`recorded`, returned by the instance reader with the
+    /// instance: a demands CSV's leading comment lines `# gpus_per_node=G`,
     /// `# nvlink_speedup=RHO`, an instance JSON's keys of those names;
-    /// doc/formats.md); both or neither.
-    pub fn machine(&self, input: &Path) -> anyhow::Result<Option<TwoTier>> {
-        let (mut g, mut rho) = (self.gpus_per_node, self.nvlink_speedup);
-        if g.is_none() || rho.is_none() {
-            let (rg, rr) = recorded_machine(input)?;
-            g = g.or(rg);
-            rho = rho.or(rr);
-        }
+    /// doc/formats.md); both or neither. `input` names the file in the
+    /// note saying which recorded value was taken.
+    pub fn machine(
+        &self,
+        recorded: &RecordedMachine,
+        input: &Path,
+    ) -> anyhow::Result<Option<TwoTier>> {
+        let take = |flag: Option<u32>, rec: Option<RecordedValue>, key: &str| {
+            flag.or_else(|| {
+                let r = rec?;
+                match r.line {
+                    Some(line) => eprintln!(
+                        "tickopt: {key} {} from {} line {line}",
+                        r.value,
+                        input.display()
+                    ),
+                    None => eprintln!("tickopt: {key} {} from {}", r.value, input.display()),
+                }
+                Some(r.value)
+            })
+        };
+        let g = take(
+            self.gpus_per_node,
+            recorded.gpus_per_node,
+            GPUS_PER_NODE_KEY,
+        );
+        let rho = take(
+            self.nvlink_speedup,
+            recorded.nvlink_speedup,
+            NVLINK_SPEEDUP_KEY,
+        );
         match (g, rho) {
             (None, None) => Ok(None),
             (Some(g), Some(rho)) => Ok(Some(TwoTier {
@@ -56,115 +82,6 @@ impl RelayArgs {
     /// Whether either flag was given (not only recorded in the input).
     pub fn given(&self) -> bool {
         self.gpus_per_node.is_some() || self.nvlink_speedup.is_some()
-    }
-}
-
-/// The machine the input records: a demands CSV's leading comment lines
-/// or an instance JSON's top-level keys `gpus_per_node` and
-/// `nvlink_speedup` (each an integer >= 1 when present).
-fn recorded_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
-    use crate::instance::{recorded_value, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY};
-    use std::io::Read;
-    // The comment lines come first; 64 KiB of them is more than any file has.
-    let mut head = Vec::new();
-    let file =
-        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
-    file.take(1 << 16)
-        .read_to_end(&mut head)
-        .with_context(|| format!("cannot read {}", input.display()))?;
-    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-        return json_machine(input);
-    }
-    let read = |key: &str| -> anyhow::Result<Option<u32>> {
-        match recorded_value(&head, key).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))? {
-            None => Ok(None),
-            Some((v, line)) => {
-                let v = u32::try_from(v).map_err(|_| {
-                    anyhow::anyhow!(
-                        "{} line {line}: {key}={v} does not fit u32",
-                        input.display()
-                    )
-                })?;
-                eprintln!("tickopt: {key} {v} from {} line {line}", input.display());
-                Ok(Some(v))
-            }
-        }
-    };
-    Ok((read(GPUS_PER_NODE_KEY)?, read(NVLINK_SPEEDUP_KEY)?))
-}
-
-/// The machine keys of an instance JSON (the rest of the document is
-/// skipped unread; the instance reader checks it).
-fn json_machine(input: &Path) -> anyhow::Result<(Option<u32>, Option<u32>)> {
-    #[derive(serde::Deserialize)]
-    struct Machine {
-        gpus_per_node: Option<serde_json::Value>,
-        nvlink_speedup: Option<serde_json::Value>,
-    }
-    let file =
-        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
-    if !may_name_machine(&file).with_context(|| format!("cannot read {}", input.display()))? {
-        return Ok((None, None));
-    }
-    let file =
-        std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
-    let Ok(m) = serde_json::from_reader::<_, Machine>(std::io::BufReader::new(file)) else {
-        // Not an object of that shape: the instance reader says why.
-        return Ok((None, None));
-    };
-    let read = |key: &str, v: Option<serde_json::Value>| -> anyhow::Result<Option<u32>> {
-        let Some(v) = v else { return Ok(None) };
-        let n = v
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{}: \"{key}\" is {v}: expected an integer from 1 to {}",
-                    input.display(),
-                    u32::MAX
-                )
-            })?;
-        eprintln!("tickopt: {key} {n} from {}", input.display());
-        Ok(Some(n))
-    };
-    Ok((
-        read("gpus_per_node", m.gpus_per_node)?,
-        read("nvlink_speedup", m.nvlink_speedup)?,
-    ))
-}
-
-/// Whether a JSON document can hold a key `gpus_per_node` or
-/// `nvlink_speedup` at all: false when its bytes contain neither name in
-/// quotes (as a key without escapes is written; `gen`'s notes name
-/// `gpus_per_node=8` unquoted) and no backslash (a key spelt with
-/// escapes). Reading the whole document through `serde_json` to learn that
-/// it has neither took about 0.5 s of a 357 MB instance (issue 53); this
-/// search takes a few tens of ms.
-fn may_name_machine(file: &std::fs::File) -> std::io::Result<bool> {
-    use memchr::memmem::Finder;
-    use std::io::Read;
-    const KEYS: [&[u8]; 2] = [b"\"gpus_per_node\"", b"\"nvlink_speedup\""];
-    let finders = KEYS.map(Finder::new);
-    // Each block starts with the last bytes of the one before, so a name
-    // across two reads is still found.
-    let keep = KEYS.iter().map(|k| k.len()).max().unwrap_or(0) - 1;
-    let mut buf = vec![0u8; 1 << 20];
-    let (mut len, mut reader) = (0, file);
-    loop {
-        let n = reader.read(&mut buf[len..])?;
-        if n == 0 {
-            return Ok(false);
-        }
-        len += n;
-        let block = &buf[..len];
-        if memchr::memchr(b'\\', block).is_some() || finders.iter().any(|f| f.find(block).is_some())
-        {
-            return Ok(true);
-        }
-        let tail = len.min(keep);
-        buf.copy_within(len - tail..len, 0);
-        len = tail;
     }
 }
 
@@ -262,36 +179,4 @@ pub fn verify(
         claim.status
     )?;
     Ok(if holds { 0 } else { 2 })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::may_name_machine;
-    use std::io::Write;
-
-    fn probe(bytes: &[u8]) -> bool {
-        let mut f = tempfile::tempfile().unwrap();
-        f.write_all(bytes).unwrap();
-        use std::io::Seek;
-        f.rewind().unwrap();
-        may_name_machine(&f).unwrap()
-    }
-
-    #[test]
-    fn finds_a_name_or_an_escape_anywhere() {
-        assert!(!probe(br#"{"slots": 2, "demands": []}"#));
-        assert!(!probe(
-            br#"{"notes": "gen gpus_per_node=8 nvlink_speedup=2"}"#
-        ));
-        assert!(probe(br#"{"gpus_per_node": 8}"#));
-        assert!(probe(br#"{"x": 1, "nvlink_speedup": 8}"#));
-        assert!(probe(br#"{"gpus\u005fper_node": 8}"#));
-        // A name across two 1 MiB reads.
-        for cut in [3, 7, 12] {
-            let mut doc = vec![b' '; (1 << 20) - cut];
-            doc.extend_from_slice(b"\"nvlink_speedup\": 2");
-            assert!(probe(&doc), "cut {cut}");
-        }
-        assert!(!probe(&vec![b' '; 3 << 20]));
-    }
 }

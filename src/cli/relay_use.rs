@@ -49,19 +49,20 @@ impl<'a> RelayInput<'a> {
         mut self,
         verb: &str,
     ) -> anyhow::Result<(TwoTier, Instance, crate::relay::RelaySchedule)> {
-        let tt = self.machine.machine(self.instance)?.ok_or_else(|| {
+        if self.overrides.model.is_none() {
+            self.overrides.model = Some(Model::Read1Write1);
+        }
+        let read =
+            super::common::load_instance_recorded(self.instance, &self.overrides, &self.limits)?;
+        let tt = self.machine.machine(&read.machine, self.instance)?.ok_or_else(|| {
             anyhow::anyhow!(
                 "{}: a relay schedule (kind \"relay_schedule\") is {verb} on its two-tier machine, which neither the flags nor {} give: add --gpus-per-node G --nvlink-speedup RHO (or record them in the demands CSV as `# gpus_per_node=G` and `# nvlink_speedup=RHO` lines)",
                 self.schedule.display(),
                 self.instance.display()
             )
         })?;
-        if self.overrides.model.is_none() {
-            self.overrides.model = Some(Model::Read1Write1);
-        }
-        let inst = super::common::load_instance(self.instance, &self.overrides, &self.limits)?;
         let s = read_relay_schedule_file(self.schedule)?;
-        Ok((tt, inst, s))
+        Ok((tt, read.instance, s))
     }
 }
 

@@ -180,13 +180,14 @@ pub fn run(a: SolveArgs) -> anyhow::Result<u8> {
     if a.chunk.auto() {
         overrides = chunk_auto_overrides(&a.instance.input, overrides)?;
     }
-    let inst = super::common::load_instance(
+    let read = super::common::load_instance_recorded(
         &a.instance.input,
         &overrides,
         &a.instance.limits.to_limits(),
     )?;
+    let inst = read.instance;
     let parse_seconds = t_parse.elapsed().as_secs_f64();
-    if let Some(tt) = a.relay.machine(&a.instance.input)? {
+    if let Some(tt) = a.relay.machine(&read.machine, &a.instance.input)? {
         if matches!(format, Some(f) if f != Format::Json) {
             anyhow::bail!("a relay schedule is written as JSON only (doc/formats.md, \"Relay schedule\"): leave out --format or give json");
         }

@@ -19,6 +19,52 @@ pub const BW_COMMENT_KEY: &str = "copy_bw_bits_per_tick";
 pub const GPUS_PER_NODE_KEY: &str = "gpus_per_node";
 pub const NVLINK_SPEEDUP_KEY: &str = "nvlink_speedup";
 
+/// The two-tier machine an instance file records (issue 52): an instance
+/// JSON's keys `"gpus_per_node"` and `"nvlink_speedup"`, or a demands
+/// CSV's leading comment lines `# gpus_per_node=G` and
+/// `# nvlink_speedup=RHO`. The reader checks each value (an integer from 1
+/// to `u32::MAX`) and returns the machine with the instance, so the relay
+/// commands need not read the file again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordedMachine {
+    pub gpus_per_node: Option<RecordedValue>,
+    pub nvlink_speedup: Option<RecordedValue>,
+}
+
+/// One value of a [`RecordedMachine`] and where the file gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedValue {
+    pub value: u32,
+    /// The 1-based line of a CSV's comment; `None` for a JSON key.
+    pub line: Option<u64>,
+}
+
+impl RecordedMachine {
+    /// The machine a demands CSV's leading comment lines record; a line
+    /// naming a key with a value that is not an integer from 1 to
+    /// `u32::MAX` is an error naming the line and the key.
+    pub fn from_csv(bytes: &[u8]) -> Result<RecordedMachine, InputError> {
+        let read = |key: &str| -> Result<Option<RecordedValue>, InputError> {
+            match recorded_value(bytes, key)? {
+                None => Ok(None),
+                Some((v, line)) => {
+                    let value = u32::try_from(v).map_err(|_| {
+                        InputError::field(key, format!("{key}={v} does not fit u32")).at_line(line)
+                    })?;
+                    Ok(Some(RecordedValue {
+                        value,
+                        line: Some(line),
+                    }))
+                }
+            }
+        };
+        Ok(RecordedMachine {
+            gpus_per_node: read(GPUS_PER_NODE_KEY)?,
+            nvlink_speedup: read(NVLINK_SPEEDUP_KEY)?,
+        })
+    }
+}
+
 /// The bandwidth a CSV's leading comment lines record, with its 1-based
 /// line number; `None` when there is no such line. A line naming the key
 /// with a value that is not an integer >= 1 is an error, not ignored.
@@ -90,6 +136,35 @@ mod tests {
             err.contains("line 1") && err.contains("nvlink_speedup"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_machine_of_a_csv_is_read_and_checked() {
+        let csv = b"# gpus_per_node=8\n# nvlink_speedup=4\nsrc_slot,dst_slot,bits_total\n0,1,5\n";
+        let m = RecordedMachine::from_csv(csv).unwrap();
+        assert_eq!(
+            m.gpus_per_node.map(|r| (r.value, r.line)),
+            Some((8, Some(1)))
+        );
+        assert_eq!(
+            m.nvlink_speedup.map(|r| (r.value, r.line)),
+            Some((4, Some(2)))
+        );
+        let none = RecordedMachine::from_csv(b"# tickopt gen gpus_per_node=8\n0,1,5\n").unwrap();
+        assert_eq!(none, RecordedMachine::default());
+        for (bad, line) in [
+            ("# gpus_per_node=0\n0,1,5\n", 1),
+            ("\n# gpus_per_node=4294967296\n0,1,5\n", 2),
+            ("# nvlink_speedup=x\n0,1,5\n", 1),
+        ] {
+            let e = RecordedMachine::from_csv(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.line, Some(line), "{bad}: {e}");
+            let key = e.field.clone().unwrap_or_default();
+            assert!(
+                key == GPUS_PER_NODE_KEY || key == NVLINK_SPEEDUP_KEY,
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

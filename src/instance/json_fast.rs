@@ -351,18 +351,20 @@ fn demand(b: &[u8], mut i: usize) -> Option<(ScannedDemand, usize)> {
 #[cfg(test)]
 mod tests {
     use super::super::json_input::parse_instance_json_with;
-    use super::super::{InputError, Instance, Limits, Model, Overrides};
+    use super::super::{
+        InputError, Instance, Limits, Model, Overrides, RecordedMachine, RecordedValue,
+    };
     use super::*;
     use proptest::prelude::*;
 
     /// What a reader makes of a document: the instance and its warnings,
     /// or the refusal.
-    type Outcome = Result<(Instance, Vec<String>), InputError>;
+    type Outcome = Result<(Instance, RecordedMachine, Vec<String>), InputError>;
 
     fn read(text: &[u8], fast: bool, overrides: &Overrides) -> Outcome {
         let mut warnings = Vec::new();
         parse_instance_json_with(text, overrides, &Limits::default(), &mut warnings, fast)
-            .map(|inst| (inst, warnings))
+            .map(|(inst, machine)| (inst, machine, warnings))
     }
 
     /// The scanner in 1 to 4 pieces (pieces of any size): all agree.
@@ -649,8 +651,10 @@ mod tests {
       "src_slot": 0
     }
   ],
+  "gpus_per_node": 3,
   "model": "STRICT1",
   "notes": "tickopt gen ...",
+  "nvlink_speedup": 4,
   "ports": 2,
   "slots": 3,
   "version": 0
@@ -659,7 +663,11 @@ mod tests {
         for text in [pretty, compact] {
             assert!(agree(text, &Overrides::default()), "{text}");
         }
-        let (inst, warnings) = read(pretty.as_bytes(), true, &Overrides::default()).unwrap();
+        let (inst, machine, warnings) =
+            read(pretty.as_bytes(), true, &Overrides::default()).unwrap();
+        let recorded = |value| Some(RecordedValue { value, line: None });
+        assert_eq!(machine.gpus_per_node, recorded(3));
+        assert_eq!(machine.nvlink_speedup, recorded(4));
         assert_eq!(inst.demand_bw(0), 8192);
         assert_eq!(inst.demand_bw(1), 1024);
         assert_eq!(inst.port(0), 2);

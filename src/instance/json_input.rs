@@ -25,7 +25,7 @@
 use super::error::require_utf8;
 use super::json_fast::ScannedDemand;
 use super::json_strict::{json_error, strip_bom, type_name, value_as_uint, StrictValue};
-use super::{CostModel, Demand, InputError, Instance, Limits, Model, Ports};
+use super::{CostModel, Demand, InputError, Instance, Limits, Model, Ports, RecordedMachine};
 use serde_json::{json, Map, Value};
 
 /// Values given on the command line that replace the instance's own.
@@ -67,18 +67,20 @@ pub fn parse_instance_json_warned(
     limits: &Limits,
     warnings: &mut Vec<String>,
 ) -> Result<Instance, InputError> {
-    parse_instance_json_with(bytes, overrides, limits, warnings, true)
+    parse_instance_json_with(bytes, overrides, limits, warnings, true).map(|(inst, _)| inst)
 }
 
-/// [`parse_instance_json_warned`]; `fast`: whether to try the fast reader
-/// first (tests compare the two readers).
+/// [`parse_instance_json_warned`], with the two-tier machine the document
+/// records (its keys `"gpus_per_node"` and `"nvlink_speedup"`, checked);
+/// `fast`: whether to try the fast reader first (tests compare the two
+/// readers).
 pub(super) fn parse_instance_json_with(
     bytes: &[u8],
     overrides: &Overrides,
     limits: &Limits,
     warnings: &mut Vec<String>,
     fast: bool,
-) -> Result<Instance, InputError> {
+) -> Result<(Instance, RecordedMachine), InputError> {
     let text = require_utf8(strip_bom(bytes))?;
     if text.trim().is_empty() {
         return Err(InputError::new("empty file: expected an instance JSON object").at_line(1));
@@ -114,16 +116,16 @@ enum DemandList<'a> {
 }
 
 /// The instance the root object `obj` describes (`obj`'s own `"demands"`
-/// are ignored: `demands` stands for them). Checks run in a fixed order,
-/// the same for both readers, so a document gets the same refusal from
-/// either.
+/// are ignored: `demands` stands for them) and the machine it records.
+/// Checks run in a fixed order, the same for both readers, so a document
+/// gets the same refusal from either.
 fn instance_from(
     obj: &Map<String, Value>,
     demands: DemandList,
     overrides: &Overrides,
     limits: &Limits,
     warnings: &mut Vec<String>,
-) -> Result<Instance, InputError> {
+) -> Result<(Instance, RecordedMachine), InputError> {
     super::json_keys::check_keys(obj, &super::json_keys::INSTANCE_KEYS, "", warnings)?;
     let (model, bw, slots) = header_fields(obj, overrides, limits)?;
     let count = match &demands {
@@ -187,7 +189,8 @@ fn instance_from(
         None => None,
         Some(v) => Some(cost_model(v, warnings)?),
     };
-    Ok(inst)
+    let machine = super::json_keys::recorded_machine(obj)?;
+    Ok((inst, machine))
 }
 
 /// The instance's version (0), model, bandwidth and slot count (the

@@ -27,7 +27,8 @@ mod ports;
 pub use cost_model::{CostError, CostModel};
 pub use csv_input::{parse_demands_csv, DemandRow};
 pub use csv_meta::{
-    bw_comment, recorded_bw, recorded_value, BW_COMMENT_KEY, GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY,
+    bw_comment, recorded_bw, recorded_value, RecordedMachine, RecordedValue, BW_COMMENT_KEY,
+    GPUS_PER_NODE_KEY, NVLINK_SPEEDUP_KEY,
 };
 pub use error::InputError;
 pub use json_input::{
@@ -532,8 +533,33 @@ pub fn read_instance_bytes_warned(
     limits: &Limits,
     warnings: &mut Vec<String>,
 ) -> Result<Instance, InputError> {
+    read_instance_recorded(bytes, name, overrides, limits, warnings).map(|r| r.instance)
+}
+
+/// An instance as its file gives it, with the two-tier machine the file
+/// records (doc/formats.md; what a relay plan runs on when no flag says
+/// otherwise).
+#[derive(Clone, Debug)]
+pub struct ReadInstance {
+    pub instance: Instance,
+    pub machine: RecordedMachine,
+}
+
+/// [`read_instance_bytes_warned`], returning the machine the file records
+/// with the instance: an instance JSON's keys `"gpus_per_node"` and
+/// `"nvlink_speedup"`, read in the same pass as the rest of the document,
+/// or a demands CSV's leading comment lines. A recorded value that is not
+/// an integer from 1 to `u32::MAX` is an error naming the key (and a CSV's
+/// line).
+pub fn read_instance_recorded(
+    bytes: &[u8],
+    name: &str,
+    overrides: &Overrides,
+    limits: &Limits,
+    warnings: &mut Vec<String>,
+) -> Result<ReadInstance, InputError> {
     let result = if is_instance_json(bytes) {
-        parse_instance_json_warned(bytes, overrides, limits, warnings)
+        json_input::parse_instance_json_with(bytes, overrides, limits, warnings, true)
     } else {
         let bw = match overrides.bw {
             Some(bw) => Ok(Some(bw)),
@@ -556,10 +582,13 @@ pub fn read_instance_bytes_warned(
                 overrides.slots,
                 overrides.ports,
                 limits,
-            ),
+            )
+            .and_then(|inst| Ok((inst, RecordedMachine::from_csv(bytes)?))),
         }
     };
-    result.map_err(|e| e.in_file(name))
+    result
+        .map(|(instance, machine)| ReadInstance { instance, machine })
+        .map_err(|e| e.in_file(name))
 }
 
 /// Reads an instance file (see [`read_instance_bytes`]).

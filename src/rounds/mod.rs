@@ -153,7 +153,7 @@ impl Schedule {
             .windows(2)
             .fold(false, |unsorted, w| unsorted | (w[0] > w[1]))
         {
-            demands.sort_unstable();
+            sort_ids(&mut demands);
         }
         if let Some(last) = self.rounds.last_mut() {
             if last.demands == demands {
@@ -198,5 +198,62 @@ impl Schedule {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// Lists at least this long are sorted by [`sort_ids`]'s radix passes.
+const RADIX_MIN_IDS: usize = 256;
+
+/// Sorts a round's ids, as `sort_unstable` does: long lists (a round of
+/// thousands of transfers, mapped from pools in slot order) by a radix
+/// sort, one stable counting pass per byte the largest id needs, which
+/// does not branch on the ids; short ones by `sort_unstable`.
+fn sort_ids(ids: &mut Vec<u32>) {
+    if ids.len() < RADIX_MIN_IDS {
+        ids.sort_unstable();
+        return;
+    }
+    let top = ids.iter().copied().max().unwrap_or(0);
+    let mut from = std::mem::take(ids);
+    let mut to = vec![0u32; from.len()];
+    let mut shift = 0;
+    while shift < 32 && (shift == 0 || top >> shift != 0) {
+        let mut start = [0usize; 257];
+        for &id in &from {
+            start[((id >> shift) & 0xff) as usize + 1] += 1;
+        }
+        for b in 0..256 {
+            start[b + 1] += start[b];
+        }
+        for &id in &from {
+            let at = &mut start[((id >> shift) & 0xff) as usize];
+            to[*at] = id;
+            *at += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        shift += 8;
+    }
+    *ids = from;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::rng::SplitMix64;
+
+    /// The radix passes sort as `sort_unstable` does, whatever the length
+    /// and the largest id (one byte to four, repeats included).
+    #[test]
+    fn sort_ids_sorts_as_sort_unstable() {
+        let mut rng = SplitMix64::new(7, 1);
+        for len in [0, 1, 2, 255, 256, 257, 1000, 4096] {
+            for top in [1u64, 255, 256, 70_000, 4_194_304, u64::from(u32::MAX) + 1] {
+                let mut ids: Vec<u32> = (0..len).map(|_| rng.below(top) as u32).collect();
+                let mut want = ids.clone();
+                want.sort_unstable();
+                sort_ids(&mut ids);
+                assert_eq!(ids, want, "len {len}, ids below {top}");
+            }
+        }
     }
 }

@@ -45,6 +45,17 @@ pub fn applies(slots: usize, arcs: usize, chunks: u64) -> bool {
     (2..=MAX_SLOTS as u64).contains(&n) && arcs as u64 * 2 >= n * (n - 1) && chunks <= MAX_CHUNKS
 }
 
+/// Whether [`grouped_ticks`] gets as far as first fit on `arcs` arcs
+/// carrying `chunks` whose slot sides have `degree` (as it counts them:
+/// one entry per slot when `strict`, else the sends then the receives):
+/// [`applies`] holds and the traffic is not [`tight`]. Callers that build
+/// the arcs for it ask first, so traffic it refuses costs one pass and no
+/// allocation.
+pub fn tried(slots: usize, arcs: usize, chunks: u64, degree: &[u64]) -> bool {
+    let delta = degree.iter().copied().max().unwrap_or(0);
+    applies(slots, arcs, chunks) && !tight(arcs, degree, delta)
+}
+
 /// The arcs `(src, dst)` with `counts` chunks on `slots` slots (one side
 /// per slot when `strict`, else READ1_WRITE1's two) coloured first fit in
 /// `Delta` one-port ticks, taken in arc order, and grouped `q` ticks at a

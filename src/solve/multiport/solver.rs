@@ -43,7 +43,9 @@ use super::fcolour_colgen::{colgen_f_colouring, PairRounds};
 use super::fcolour_ilp::{f_colourable, FOutcome};
 use super::first_fit_grouped;
 use super::port_halves;
-use super::port_split::{koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper};
+use super::port_split::{
+    koenig_one_port, koenig_over_ports, split_over_ports, ArcCount, Counters, PoolMapper,
+};
 use crate::bounds::Bounds;
 use crate::graph::{DemandGraph, UndirectedEdge};
 use crate::instance::{Instance, Model};
@@ -125,16 +127,15 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
             }
         }
     }
-    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     if let Some(q) = inst
         .ports()
         .uniform()
         .filter(|&q| port_halves::applies(arcs.len(), q / 2))
     {
-        let schedule =
-            koenig_in_halves(inst.slots as usize, &arcs, q / 2, Some(&mut pools.clone()));
+        let schedule = koenig_in_halves(inst.slots as usize, &arcs, q / 2, Some(g.undirected()));
         return (schedule, "multiport-hakimi-kariv-halves");
     }
+    let pools = g.undirected().iter().map(|e| &e.demands[..]);
     let half = |v: usize| inst.port(v) / 2;
     let rounds = koenig_over_ports(inst.slots as usize, &arcs, &half);
     (
@@ -145,39 +146,49 @@ pub fn strict1_even_ports(inst: &Instance, g: &DemandGraph) -> (Schedule, &'stat
 
 /// König on `arcs` with `p` ports on every slot side, in two halves of
 /// `p/2` ports coloured on two threads and laid side by side (module
-/// `port_halves`): `max ceil(d/p)` ticks. Arcs are drawn from `pools`
-/// (module `port_split`'s [`PoolMapper`]) where given, else an arc's pool
-/// is its demand.
+/// `port_halves`): `max ceil(d/p)` ticks. Arcs are drawn from pools
+/// (module `port_split`'s [`PoolMapper`]), STRICT1's edges' demands where
+/// `pools` gives the edges (an arc's pool its edge), else an arc's pool is
+/// its demand.
 fn koenig_in_halves(
     slots: usize,
     arcs: &[ArcCount],
     p: u32,
-    pools: Option<&mut dyn Iterator<Item = &[(u32, u64)]>>,
+    pools: Option<&[UndirectedEdge]>,
 ) -> Schedule {
     let ([first, second], _) = port_halves::split(slots, arcs, p);
     let half = |_: usize| p / 2;
     let colour = |arcs: &[ArcCount]| koenig_over_ports(slots, arcs, &half);
-    let Some(pools) = pools else {
+    let Some(edges) = pools else {
         let (a, b) = rayon::join(|| colour(&first), || colour(&second));
         return port_halves::side_by_side([&a, &b]);
     };
-    // The first half draws its chunks of each pool first.
+    // The first half draws its chunks of each pool (an edge's demands)
+    // first.
     let mut drawn = vec![0u64; first.iter().map(|a| a.pool as usize + 1).max().unwrap_or(0)];
     for a in &first {
         drawn[a.pool as usize] += a.count;
     }
-    let [map_a, map_b] = PoolMapper::halves(pools, &drawn);
-    drop(drawn);
     let rounds = |s: Schedule| -> Vec<(u64, Vec<u32>)> {
         s.rounds
             .into_iter()
             .map(|r| (r.repeat, r.demands))
             .collect()
     };
-    let (a, b) = rayon::join(
-        || rounds(map_a.map(&colour(&first))),
-        || rounds(map_b.map(&colour(&second))),
-    );
+    // With one port a half, the one-port schedule is mapped as it is (its
+    // ids read through their pools), not copied as rounds of pools first.
+    let mapped = |second: bool, arcs: &[ArcCount]| {
+        let pools = edges.iter().map(|e| &e.demands[..]);
+        let map = PoolMapper::half(pools, &drawn, second);
+        if p / 2 == 1 {
+            let (schedule, pool_of) = koenig_one_port(slots, arcs);
+            rounds(map.map_ids(&schedule, &pool_of))
+        } else {
+            rounds(map.map(&colour(arcs)))
+        }
+    };
+    let (a, b) = rayon::join(|| mapped(false, &first), || mapped(true, &second));
+    drop(drawn);
     port_halves::side_by_side([&a, &b])
 }
 
@@ -208,6 +219,18 @@ fn demands_first_fit(inst: &Instance, q: u32) -> Option<Schedule> {
     if !first_fit_grouped::applies(slots, demands, inst.total_chunks()) {
         return None;
     }
+    // The degrees grouped_ticks counts, before the arcs are built for it.
+    let strict = inst.model == Model::Strict1;
+    let receive = if strict { 0 } else { slots };
+    let mut degree = vec![0u64; slots + receive];
+    for (d, &c) in inst.demands().iter().zip(inst.chunk_counts()) {
+        degree[d.src as usize] += c;
+        degree[receive + d.dst as usize] += c;
+    }
+    if !first_fit_grouped::tried(slots, demands, inst.total_chunks(), &degree) {
+        return None;
+    }
+    drop(degree);
     let ends: Vec<(u32, u32)> = inst.demands().iter().map(|d| (d.src, d.dst)).collect();
     let ticks = first_fit_grouped::grouped_ticks(
         inst.slots as usize,
@@ -242,23 +265,27 @@ fn oriented_first_fit(
     half: u32,
 ) -> Option<Schedule> {
     let demands = inst.demands();
+    let slots = inst.slots as usize;
+    // The pieces and the degrees grouped_ticks counts (sends, then
+    // receives), before the pieces are built for it.
+    let (mut pieces, mut degree) = (0usize, vec![0u64; 2 * slots]);
+    oriented_split(inst, g, orient, |d, own, reverse| {
+        let d = &demands[d];
+        for ((src, dst), chunks) in [((d.src, d.dst), own), ((d.dst, d.src), reverse)] {
+            if chunks > 0 {
+                pieces += 1;
+                degree[src as usize] += chunks;
+                degree[slots + dst as usize] += chunks;
+            }
+        }
+    });
+    if !first_fit_grouped::tried(slots, pieces, inst.total_chunks(), &degree) {
+        return None;
+    }
+    drop(degree);
     // Chunks of each demand on its own direction and on the reverse one.
     let mut split = vec![(0u64, 0u64); demands.len()];
-    let mut k = 0;
-    for e in g.undirected() {
-        let (mut ab, mut ba) = oriented_counts(e, orient, &mut k);
-        for &(d, chunks) in &e.demands {
-            // Room on the demand's own arc: `ab` for `a->b`, `ba` for `b->a`.
-            let own = if demands[d as usize].src == e.a {
-                &mut ab
-            } else {
-                &mut ba
-            };
-            let on_own = chunks.min(*own);
-            *own -= on_own;
-            split[d as usize] = (on_own, chunks - on_own);
-        }
-    }
+    oriented_split(inst, g, orient, |d, own, reverse| split[d] = (own, reverse));
     let mut ends = Vec::with_capacity(demands.len());
     let mut counts = Vec::with_capacity(demands.len());
     let mut demand_of = Vec::with_capacity(demands.len());
@@ -285,6 +312,35 @@ fn oriented_first_fit(
         }
     }
     Some(schedule_of_ticks(ticks))
+}
+
+/// Each demand's chunks on its own direction and on the reverse one under
+/// `orient` (the Euler orientation of the odd edges), as `f(demand, own,
+/// reverse)`: an edge's demand `a->b` fills `a->b` first, `b->a` fills
+/// `b->a` first, in the edge's order (as [`oriented_first_fit`] places
+/// them).
+fn oriented_split(
+    inst: &Instance,
+    g: &DemandGraph,
+    orient: &[bool],
+    mut f: impl FnMut(usize, u64, u64),
+) {
+    let demands = inst.demands();
+    let mut k = 0;
+    for e in g.undirected() {
+        let (mut ab, mut ba) = oriented_counts(e, orient, &mut k);
+        for &(d, chunks) in &e.demands {
+            // Room on the demand's own arc: `ab` for `a->b`, `ba` for `b->a`.
+            let own = if demands[d as usize].src == e.a {
+                &mut ab
+            } else {
+                &mut ba
+            };
+            let on_own = chunks.min(*own);
+            *own -= on_own;
+            f(d as usize, on_own, chunks - on_own);
+        }
+    }
 }
 
 /// STRICT1 with some odd port count: each slot becomes `ports(v)` one-port
