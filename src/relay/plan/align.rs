@@ -14,7 +14,7 @@
 //! The rails' shares are unchanged, so every NIC still carries the node
 //! bound at most.
 
-use super::hops::Item;
+use super::item::Item;
 use super::rails::RailLoads;
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;

@@ -23,6 +23,7 @@
 //! and the only work per chunk is the NVLink count of its hops.
 
 use super::grid::Grid;
+use super::item::Item;
 use super::nic::Interval;
 use super::rails::RailLoads;
 use crate::instance::Instance;
@@ -33,21 +34,6 @@ use crate::relay::schedule::{Hop, RelayRun};
 /// runs store them shifted by this much until the plan's first tick is
 /// known (`super::build_schedule` shifts them back).
 pub(crate) const BIAS: i64 = 1 << 40;
-
-/// One demand of a pair's sequence: its index, ends (and their indices
-/// in their nodes) and chunk count.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Item {
-    pub(crate) demand: u32,
-    pub(crate) src: u32,
-    pub(crate) dst: u32,
-    pub(crate) src_local: u32,
-    pub(crate) dst_local: u32,
-    /// The demand's chunk this item starts at (a demand may be cut into
-    /// pieces on several rails, `super::align`), and how many it has.
-    pub(crate) first: u64,
-    pub(crate) chunks: u64,
-}
 
 /// Where a rail's segment of a pair stands: the sequence position of the
 /// demand it is in, the next chunk of that demand, and the run it is

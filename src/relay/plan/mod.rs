@@ -12,6 +12,7 @@ mod colour;
 mod direct;
 mod grid;
 mod hops;
+mod item;
 mod nic;
 mod rails;
 
