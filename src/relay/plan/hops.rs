@@ -18,6 +18,15 @@
 //! two ticks. Intra-node chunks then take the earliest ticks with room on
 //! their one NVLink hop.
 //!
+//! The intervals are swept in windows of [`WINDOW`] ticks, in tick order:
+//! each interval active in a window places its chunks of the window, so
+//! the greedy sees the chunks nearly as a tick-by-tick sweep would. In the
+//! first quarter of the NIC layer a window places all its first hops
+//! before any of its last hops: a GPU's NVLink send side carries both, a
+//! last hop can move later at no cost there while a first hop can only
+//! move earlier, and before the plan's first tick that lengthens the plan
+//! (a source GPU whose chunks several rails send at once from the start).
+//!
 //! Consecutive chunks of a demand whose hops all move one tick are one
 //! run ([`RelayRun`]): work and output grow with intervals and demands,
 //! and the only work per chunk is the NVLink count of its hops.
@@ -33,6 +42,17 @@ use crate::relay::schedule::{Hop, RelayRun};
 /// runs store them shifted by this much until the plan's first tick is
 /// known (`super::build_schedule` shifts them back).
 pub(crate) const BIAS: i64 = 1 << 40;
+
+/// Ticks the placement sweeps at a time: every NIC interval active in a
+/// window places its chunks of the window before the next window, so the
+/// NVLink greedy sees the chunks nearly in tick order (a NIC interval may
+/// last hundreds of ticks) while an interval's state is loaded once a
+/// window, not once a tick.
+const WINDOW: u64 = 128;
+
+/// The first `1 / FIRST_HOPS_FIRST` of the NIC layer places each window's
+/// first hops before its last hops (module docs).
+const FIRST_HOPS_FIRST: u64 = 4;
 
 /// One demand of a pair's sequence: its index, ends (and their indices
 /// in their nodes) and chunk count.
@@ -85,25 +105,68 @@ pub(crate) fn place(
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
-    for (x, iv) in intervals.iter().enumerate() {
-        // The segments' state is scattered: load the next intervals' early
-        // (their values are not needed yet, only their cache lines).
-        if let Some(next) = intervals.get(x + 4) {
-            std::hint::black_box(cursors[next.cursor as usize].at);
+    // The intervals active in the window, each with its next tick.
+    let mut active: Vec<(usize, u64)> = Vec::new();
+    // In the windows that place first hops first: per active interval, where
+    // its first hops' ticks start in `firsts`, and its cursor's position
+    // before they were placed.
+    let first_hops_until = nic_ticks / FIRST_HOPS_FIRST;
+    let (mut firsts, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
+    let mut next = 0usize;
+    let mut window = 0u64;
+    while next < intervals.len() || !active.is_empty() {
+        let end = window + WINDOW;
+        while next < intervals.len() && intervals[next].start < end {
+            active.push((next, intervals[next].start));
+            next += 1;
         }
-        if let Some(next) = intervals.get(x + 2) {
-            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
+        let first_hops_first = window < first_hops_until;
+        if first_hops_first {
+            (firsts.clear(), from_at.clear(), saved.clear());
+            for &(x, from) in &active {
+                let iv = &intervals[x];
+                let to = (iv.start + iv.len).min(end);
+                from_at.push(firsts.len());
+                let cur = &mut cursors[iv.cursor as usize];
+                saved.push((iv.cursor as usize, cur.at, cur.chunk));
+                first_hops(tt, &seq, cur, &mut grid, iv, from..to, &mut firsts);
+            }
+            // An interval's cursor as it was (an earlier interval of the
+            // same segment in this window saved it first: restored last).
+            for &(c, at, chunk) in saved.iter().rev() {
+                (cursors[c].at, cursors[c].chunk) = (at, chunk);
+            }
         }
-        let cur = &mut cursors[iv.cursor as usize];
-        place_ticks(
-            tt,
-            &seq,
-            cur,
-            &mut grid,
-            &mut runs,
-            iv,
-            iv.start..iv.start + iv.len,
-        );
+        let mut kept = 0;
+        for i in 0..active.len() {
+            // The segments' state is scattered: load the next intervals'
+            // early (their values are not needed yet, only their lines).
+            if let Some(&(x, _)) = active.get(i + 4) {
+                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
+            }
+            if let Some(&(x, _)) = active.get(i + 2) {
+                let at = cursors[intervals[x].cursor as usize].at;
+                std::hint::black_box(seq.get(at).map(|i| i.chunks));
+            }
+            let (x, from) = active[i];
+            let iv = &intervals[x];
+            let to = (iv.start + iv.len).min(end);
+            let cur = &mut cursors[iv.cursor as usize];
+            let given =
+                first_hops_first.then(|| &firsts[from_at[i]..from_at[i] + (to - from) as usize]);
+            let span = Span {
+                iv,
+                ticks: from..to,
+                firsts: given,
+            };
+            place_ticks(tt, &seq, cur, &mut grid, &mut runs, span);
+            if to < iv.start + iv.len {
+                active[kept] = (x, to);
+                kept += 1;
+            }
+        }
+        active.truncate(kept);
+        window = end;
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
@@ -123,27 +186,39 @@ pub(crate) fn place(
     runs
 }
 
-/// Places the chunks interval `iv` sends in ticks `ticks` (a part of it):
-/// the next chunks of its segment (`cur`), their NVLink hops on `grid`,
-/// the runs they close on `runs`.
+/// Ticks `ticks` of interval `iv` (a part of it) and, where they were
+/// placed already ([`first_hops`]), its chunks' first hops' ticks relative
+/// to their NIC hops', tick by tick.
+struct Span<'a> {
+    iv: &'a Interval,
+    ticks: std::ops::Range<u64>,
+    firsts: Option<&'a [i64]>,
+}
+
+/// Places the chunks interval `span.iv` sends in ticks `span.ticks`: the
+/// next chunks of its segment (`cur`), their NVLink hops on `grid` (first
+/// hops as `span.firsts` says, when given), the runs they close on `runs`.
 fn place_ticks(
     tt: TwoTier,
     seq: &[Item],
     cur: &mut Cursor,
     grid: &mut Grid,
     runs: &mut Vec<RelayRun>,
-    iv: &Interval,
-    ticks: std::ops::Range<u64>,
+    span: Span,
 ) {
+    let Span { iv, ticks, firsts } = span;
     let k = iv.rail;
     let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
     let mut item = seq[cur.at];
     let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
     let last_tick = ticks.end;
+    let from = ticks.start;
     for t in ticks {
         let t = t as i64;
         let mut first = 0i64;
-        if relay_first {
+        if let Some(f) = firsts {
+            first = f[(t as u64 - from) as usize];
+        } else if relay_first {
             let at = grid.latest_fit(t - 1, item.src, sender);
             grid.take(at, item.src, sender);
             first = at - t;
@@ -177,6 +252,43 @@ fn place_ticks(
                 item = seq[cur.at];
                 relay_first = item.src_local != k;
                 relay_last = item.dst_local != k;
+            }
+        }
+    }
+}
+
+/// The first hops of the chunks interval `iv` sends in ticks `ticks` (the
+/// next of its segment, from `cur`, which moves past them; its run is left
+/// alone), taken on `grid`: their ticks relative to their NIC hops' (0:
+/// none) appended to `out`.
+fn first_hops(
+    tt: TwoTier,
+    seq: &[Item],
+    cur: &mut Cursor,
+    grid: &mut Grid,
+    iv: &Interval,
+    ticks: std::ops::Range<u64>,
+    out: &mut Vec<i64>,
+) {
+    let k = iv.rail;
+    let sender = tt.rank(iv.a, k);
+    let mut item = seq[cur.at];
+    let end = ticks.end;
+    for t in ticks {
+        let t = t as i64;
+        if item.src_local != k {
+            let at = grid.latest_fit(t - 1, item.src, sender);
+            grid.take(at, item.src, sender);
+            out.push(at - t);
+        } else {
+            out.push(0);
+        }
+        cur.chunk += 1;
+        if cur.chunk == item.chunks {
+            cur.at += 1;
+            cur.chunk = 0;
+            if ((t + 1) as u64) < end {
+                item = seq[cur.at];
             }
         }
     }

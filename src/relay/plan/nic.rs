@@ -2,8 +2,10 @@
 //! (König: as many ticks as the rail's busiest NIC), the rails side by
 //! side (a NIC belongs to one rail), on the thread pool. The colouring's
 //! rounds repeat: a pair of a round with repeat `r` holds its rail for `r`
-//! consecutive ticks, an [`Interval`]; the layer is kept as intervals, not
-//! tick by tick.
+//! consecutive ticks, an [`Interval`], and a pair matched in consecutive
+//! rounds holds it for one interval (the peeling repairs its matching
+//! rather than rebuilding it, so most pairs stay matched over many
+//! rounds); the layer is kept as intervals, not tick by tick.
 
 use super::colour::colour_bipartite;
 use super::rails::RailLoads;
@@ -46,10 +48,19 @@ pub(crate) fn nic_intervals(
         .map(|c| c.iter().map(|r| r.0).sum::<u64>())
         .max()
         .unwrap_or(0);
-    let mut out = Vec::new();
+    // At most two intervals a class member (one at a wrap): reserved once,
+    // so the vector is not copied into fresh pages as it grows (merging
+    // leaves most of the room untouched, and untouched pages cost nothing).
+    let most: usize = per_rail
+        .iter()
+        .flat_map(|c| c.iter().map(|(_, class)| 2 * class.len()))
+        .sum();
+    let mut out: Vec<Interval> = Vec::with_capacity(most);
     let mut base = 0usize;
     for (k, classes) in per_rail.iter().enumerate() {
         let shift = ticks * k as u64 / rails.len() as u64;
+        // Per edge of the rail, its latest interval in `out`.
+        let mut latest = vec![usize::MAX; rails[k].len()];
         let mut t = 0u64;
         for (repeat, class) in classes {
             let start = (t + shift) % ticks;
@@ -58,16 +69,26 @@ pub(crate) fn nic_intervals(
             for &e in class {
                 let (a, b, _) = pairs[rails[k][e].0 as usize];
                 for (s, len) in [(start, first), (0, repeat - first)] {
-                    if len > 0 {
-                        out.push(Interval {
-                            start: s,
-                            len,
-                            rail: k as u32,
-                            cursor: (base + e) as u32,
-                            a,
-                            b,
-                        });
+                    if len == 0 {
+                        continue;
                     }
+                    // An edge matched again right after its interval
+                    // extends it.
+                    if let Some(iv) = out.get_mut(latest[e]) {
+                        if iv.start + iv.len == s {
+                            iv.len += len;
+                            continue;
+                        }
+                    }
+                    latest[e] = out.len();
+                    out.push(Interval {
+                        start: s,
+                        len,
+                        rail: k as u32,
+                        cursor: (base + e) as u32,
+                        a,
+                        b,
+                    });
                 }
             }
             t += repeat;
