@@ -211,44 +211,74 @@ fn place_ticks(
     let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
     let mut item = seq[cur.at];
     let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
-    let last_tick = ticks.end;
-    let from = ticks.start;
-    for t in ticks {
-        let t = t as i64;
-        let mut first = 0i64;
-        if let Some(f) = firsts {
-            first = f[(t as u64 - from) as usize];
-        } else if relay_first {
-            let at = grid.latest_fit(t - 1, item.src, sender);
-            grid.take(at, item.src, sender);
-            first = at - t;
-        }
-        let mut last = 0i64;
-        if relay_last {
-            let at = grid.earliest_fit(t + 1, receiver, item.dst);
-            grid.take(at, receiver, item.dst);
-            last = at - t;
-        }
+    let (from, end) = (ticks.start, ticks.end);
+    let mut t = from;
+    while t < end {
+        let ti = t as i64;
+        // The chunks of this demand left in these ticks: as many as have
+        // room for both hops one tick away (or as given) go in one step.
+        let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
+        let (first, fit_first) = match firsts {
+            Some(f) => {
+                let f = &f[(t - from) as usize..][..len];
+                (f[0], f.iter().take_while(|&&x| x == f[0]).count())
+            }
+            None if relay_first => (-1, grid.fit_prefix(ti - 1, len, item.src, sender)),
+            None => (0, len),
+        };
+        let (last, fit_last) = if relay_last {
+            (1, grid.fit_prefix(ti + 1, fit_first, receiver, item.dst))
+        } else {
+            (0, fit_first)
+        };
+        let (count, first, last) = if fit_last > 0 {
+            if relay_first && firsts.is_none() {
+                grid.take_prefix(ti - 1, fit_last, item.src, sender);
+            }
+            if relay_last {
+                grid.take_prefix(ti + 1, fit_last, receiver, item.dst);
+            }
+            (fit_last as u64, first, last)
+        } else {
+            // One chunk whose hop has no room one tick away: the latest
+            // earlier (first hop) or earliest later (last hop) tick.
+            let mut first = 0i64;
+            if let Some(f) = firsts {
+                first = f[(t - from) as usize];
+            } else if relay_first {
+                let at = grid.latest_fit(ti - 1, item.src, sender);
+                grid.take(at, item.src, sender);
+                first = at - ti;
+            }
+            let mut last = 0i64;
+            if relay_last {
+                let at = grid.earliest_fit(ti + 1, receiver, item.dst);
+                grid.take(at, receiver, item.dst);
+                last = at - ti;
+            }
+            (1, first, last)
+        };
         let p = &mut cur.run;
-        if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
-            p.count += 1;
+        if p.count > 0 && p.nic + p.count as i64 == ti && p.first == first && p.last == last {
+            p.count += count;
         } else {
             close(runs, &item, *p, sender, receiver);
             *p = Pending {
                 chunk: cur.chunk,
-                count: 1,
-                nic: t,
+                count,
+                nic: ti,
                 first,
                 last,
             };
         }
-        cur.chunk += 1;
+        cur.chunk += count;
+        t += count;
         if cur.chunk == item.chunks {
             close(runs, &item, cur.run, sender, receiver);
             cur.run.count = 0;
             cur.at += 1;
             cur.chunk = 0;
-            if ((t + 1) as u64) < last_tick {
+            if t < end {
                 item = seq[cur.at];
                 relay_first = item.src_local != k;
                 relay_last = item.dst_local != k;
@@ -274,20 +304,34 @@ fn first_hops(
     let sender = tt.rank(iv.a, k);
     let mut item = seq[cur.at];
     let end = ticks.end;
-    for t in ticks {
-        let t = t as i64;
-        if item.src_local != k {
-            let at = grid.latest_fit(t - 1, item.src, sender);
-            grid.take(at, item.src, sender);
-            out.push(at - t);
+    let mut t = ticks.start;
+    while t < end {
+        let ti = t as i64;
+        let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
+        let count = if item.src_local == k {
+            out.extend(std::iter::repeat(0).take(len));
+            len
         } else {
-            out.push(0);
-        }
-        cur.chunk += 1;
+            // As many as have room one tick before go in one step, else
+            // one chunk at the latest earlier tick with room.
+            let fit = grid.fit_prefix(ti - 1, len, item.src, sender);
+            if fit > 0 {
+                grid.take_prefix(ti - 1, fit, item.src, sender);
+                out.extend(std::iter::repeat(-1).take(fit));
+                fit
+            } else {
+                let at = grid.latest_fit(ti - 1, item.src, sender);
+                grid.take(at, item.src, sender);
+                out.push(at - ti);
+                1
+            }
+        } as u64;
+        cur.chunk += count;
+        t += count;
         if cur.chunk == item.chunks {
             cur.at += 1;
             cur.chunk = 0;
-            if ((t + 1) as u64) < end {
+            if t < end {
                 item = seq[cur.at];
             }
         }

@@ -24,6 +24,9 @@ pub(crate) struct Interval {
     pub b: u32,
 }
 
+/// Node pairs from which the rails are coloured on the thread pool.
+const PARALLEL_PAIRS: usize = 4096;
+
 /// The NIC layer's intervals ordered by start tick (ties: rail, then the
 /// colouring's order), and its tick count (the busiest NIC's chunks).
 /// Rail `k`'s rounds are rotated by `k * ticks / G` ticks (so the rails do
@@ -33,16 +36,20 @@ pub(crate) fn nic_intervals(
     pairs: &[(u32, u32, u64)],
     rails: &RailLoads,
 ) -> Result<(Vec<Interval>, u64), RelayError> {
-    let per_rail: Vec<Vec<(u64, Vec<usize>)>> = rails
-        .par_iter()
-        .map(|loads| {
-            let edges: Vec<(u32, u32, u64)> = loads
-                .iter()
-                .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
-                .collect();
-            colour_bipartite(nodes, nodes, &edges)
-        })
-        .collect::<Result<_, _>>()?;
+    let colour = |loads: &Vec<(u32, u64)>| {
+        let edges: Vec<(u32, u32, u64)> = loads
+            .iter()
+            .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
+            .collect();
+        colour_bipartite(nodes, nodes, &edges)
+    };
+    // Small layers on this thread: handing them to the pool costs more
+    // than it saves (and each worker's allocator takes fresh pages).
+    let per_rail: Vec<Vec<(u64, Vec<usize>)>> = if pairs.len() >= PARALLEL_PAIRS {
+        rails.par_iter().map(colour).collect::<Result<_, _>>()?
+    } else {
+        rails.iter().map(colour).collect::<Result<_, _>>()?
+    };
     let ticks = per_rail
         .iter()
         .map(|c| c.iter().map(|r| r.0).sum::<u64>())
