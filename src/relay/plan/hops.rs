@@ -122,7 +122,9 @@ pub(crate) fn place(
         }
         let first_hops_first = window < first_hops_until;
         if first_hops_first {
-            (firsts.clear(), from_at.clear(), saved.clear());
+            firsts.clear();
+            from_at.clear();
+            saved.clear();
             for &(x, from) in &active {
                 let iv = &intervals[x];
                 let to = (iv.start + iv.len).min(end);
