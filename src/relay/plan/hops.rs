@@ -50,9 +50,10 @@ pub(crate) const BIAS: i64 = 1 << 40;
 /// window, not once a tick.
 const WINDOW: u64 = 128;
 
-/// The first `1 / FIRST_HOPS_FIRST` of the NIC layer places each window's
-/// first hops before its last hops (module docs).
-const FIRST_HOPS_FIRST: u64 = 4;
+/// The first `1 / EDGE_PART` of the NIC layer places each window's first
+/// hops before its last hops, the last `1 / EDGE_PART` its last hops
+/// before its first hops ([`Ahead`]).
+const EDGE_PART: u64 = 4;
 
 /// One demand of a pair's sequence: its index, ends (and their indices
 /// in their nodes) and chunk count.
@@ -107,11 +108,12 @@ pub(crate) fn place(
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
     // The intervals active in the window, each with its next tick.
     let mut active: Vec<(usize, u64)> = Vec::new();
-    // In the windows that place first hops first: per active interval, where
-    // its first hops' ticks start in `firsts`, and its cursor's position
-    // before they were placed.
-    let first_hops_until = nic_ticks / FIRST_HOPS_FIRST;
-    let (mut firsts, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
+    // In the windows that place one kind of NVLink hop first ([`Ahead`]):
+    // per active interval, where its hops' ticks start in `ahead`, and its
+    // cursor's position before they were placed.
+    let first_until = nic_ticks / EDGE_PART;
+    let last_from = nic_ticks - nic_ticks / EDGE_PART;
+    let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
     let mut next = 0usize;
     let mut window = 0u64;
     while next < intervals.len() || !active.is_empty() {
@@ -120,18 +122,24 @@ pub(crate) fn place(
             active.push((next, intervals[next].start));
             next += 1;
         }
-        let first_hops_first = window < first_hops_until;
-        if first_hops_first {
-            firsts.clear();
+        let kind = if window < first_until {
+            Some(Ahead::First)
+        } else if end > last_from {
+            Some(Ahead::Last)
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            ahead.clear();
             from_at.clear();
             saved.clear();
             for &(x, from) in &active {
                 let iv = &intervals[x];
                 let to = (iv.start + iv.len).min(end);
-                from_at.push(firsts.len());
+                from_at.push(ahead.len());
                 let cur = &mut cursors[iv.cursor as usize];
                 saved.push((iv.cursor as usize, cur.at, cur.chunk));
-                first_hops(tt, &seq, cur, &mut grid, iv, from..to, &mut firsts);
+                hops_ahead(tt, &seq, cur, &mut grid, (iv, from..to), kind, &mut ahead);
             }
             // An interval's cursor as it was (an earlier interval of the
             // same segment in this window saved it first: restored last).
@@ -154,12 +162,11 @@ pub(crate) fn place(
             let iv = &intervals[x];
             let to = (iv.start + iv.len).min(end);
             let cur = &mut cursors[iv.cursor as usize];
-            let given =
-                first_hops_first.then(|| &firsts[from_at[i]..from_at[i] + (to - from) as usize]);
+            let given = kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize]));
             let span = Span {
                 iv,
                 ticks: from..to,
-                firsts: given,
+                given,
             };
             place_ticks(tt, &seq, cur, &mut grid, &mut runs, span);
             if to < iv.start + iv.len {
@@ -188,18 +195,36 @@ pub(crate) fn place(
     runs
 }
 
+/// Which NVLink hops of a window are placed before the others: a GPU's
+/// NVLink send side carries first hops (its own chunks to other NICs) and
+/// last hops (chunks its NIC received), its receiving side likewise. A
+/// first hop can only move earlier, a last hop only later; in the middle
+/// of the plan either costs nothing, but a first hop moved before the NIC
+/// layer's start or a last hop after its end lengthens the plan. So near
+/// the start first hops take their ticks first, near the end last hops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    First,
+    Last,
+}
+
 /// Ticks `ticks` of interval `iv` (a part of it) and, where they were
-/// placed already ([`first_hops`]), its chunks' first hops' ticks relative
-/// to their NIC hops', tick by tick.
+/// placed already ([`hops_ahead`]), which hops and their ticks relative to
+/// their NIC hops', tick by tick.
 struct Span<'a> {
     iv: &'a Interval,
     ticks: std::ops::Range<u64>,
-    firsts: Option<&'a [i64]>,
+    given: Option<(Ahead, &'a [i64])>,
+}
+
+/// How many of `v`'s values, from the first, equal the first.
+fn same_prefix(v: &[i64]) -> usize {
+    v.iter().take_while(|&&x| x == v[0]).count()
 }
 
 /// Places the chunks interval `span.iv` sends in ticks `span.ticks`: the
-/// next chunks of its segment (`cur`), their NVLink hops on `grid` (first
-/// hops as `span.firsts` says, when given), the runs they close on `runs`.
+/// next chunks of its segment (`cur`), their NVLink hops on `grid` (those
+/// `span.given` gives as given), the runs they close on `runs`.
 fn place_ticks(
     tt: TwoTier,
     seq: &[Item],
@@ -208,7 +233,9 @@ fn place_ticks(
     runs: &mut Vec<RelayRun>,
     span: Span,
 ) {
-    let Span { iv, ticks, firsts } = span;
+    let Span { iv, ticks, given } = span;
+    let firsts = given.and_then(|(k, v)| (k == Ahead::First).then_some(v));
+    let lasts = given.and_then(|(k, v)| (k == Ahead::Last).then_some(v));
     let k = iv.rail;
     let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
     let mut item = seq[cur.at];
@@ -217,43 +244,44 @@ fn place_ticks(
     let mut t = from;
     while t < end {
         let ti = t as i64;
+        let x = (t - from) as usize;
         // The chunks of this demand left in these ticks: as many as have
         // room for both hops one tick away (or as given) go in one step.
         let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
         let (first, fit_first) = match firsts {
-            Some(f) => {
-                let f = &f[(t - from) as usize..][..len];
-                (f[0], f.iter().take_while(|&&x| x == f[0]).count())
-            }
+            Some(f) => (f[x], same_prefix(&f[x..x + len])),
             None if relay_first => (-1, grid.fit_prefix(ti - 1, len, item.src, sender)),
             None => (0, len),
         };
-        let (last, fit_last) = if relay_last {
-            (1, grid.fit_prefix(ti + 1, fit_first, receiver, item.dst))
-        } else {
-            (0, fit_first)
+        let (last, fit) = match lasts {
+            _ if fit_first == 0 => (0, 0),
+            Some(l) => (l[x], same_prefix(&l[x..x + fit_first])),
+            None if relay_last => (1, grid.fit_prefix(ti + 1, fit_first, receiver, item.dst)),
+            None => (0, fit_first),
         };
-        let (count, first, last) = if fit_last > 0 {
+        let (count, first, last) = if fit > 0 {
             if relay_first && firsts.is_none() {
-                grid.take_prefix(ti - 1, fit_last, item.src, sender);
+                grid.take_prefix(ti - 1, fit, item.src, sender);
             }
-            if relay_last {
-                grid.take_prefix(ti + 1, fit_last, receiver, item.dst);
+            if relay_last && lasts.is_none() {
+                grid.take_prefix(ti + 1, fit, receiver, item.dst);
             }
-            (fit_last as u64, first, last)
+            (fit as u64, first, last)
         } else {
             // One chunk whose hop has no room one tick away: the latest
             // earlier (first hop) or earliest later (last hop) tick.
             let mut first = 0i64;
             if let Some(f) = firsts {
-                first = f[(t - from) as usize];
+                first = f[x];
             } else if relay_first {
                 let at = grid.latest_fit(ti - 1, item.src, sender);
                 grid.take(at, item.src, sender);
                 first = at - ti;
             }
             let mut last = 0i64;
-            if relay_last {
+            if let Some(l) = lasts {
+                last = l[x];
+            } else if relay_last {
                 let at = grid.earliest_fit(ti + 1, receiver, item.dst);
                 grid.take(at, receiver, item.dst);
                 last = at - ti;
@@ -289,41 +317,50 @@ fn place_ticks(
     }
 }
 
-/// The first hops of the chunks interval `iv` sends in ticks `ticks` (the
-/// next of its segment, from `cur`, which moves past them; its run is left
-/// alone), taken on `grid`: their ticks relative to their NIC hops' (0:
-/// none) appended to `out`.
-fn first_hops(
+/// The first (or last, `kind`) hops of the chunks interval `iv` sends in
+/// ticks `ticks` (the next of its segment, from `cur`, which moves past
+/// them; its run is left alone), taken on `grid`: their ticks relative to
+/// their NIC hops' (0: none) appended to `out`.
+fn hops_ahead(
     tt: TwoTier,
     seq: &[Item],
     cur: &mut Cursor,
     grid: &mut Grid,
-    iv: &Interval,
-    ticks: std::ops::Range<u64>,
+    (iv, ticks): (&Interval, std::ops::Range<u64>),
+    kind: Ahead,
     out: &mut Vec<i64>,
 ) {
     let k = iv.rail;
-    let sender = tt.rank(iv.a, k);
+    let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
     let mut item = seq[cur.at];
     let end = ticks.end;
     let mut t = ticks.start;
     while t < end {
         let ti = t as i64;
         let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
-        let count = if item.src_local == k {
+        // The hop's ends and its tick one away from the NIC hop's.
+        let (relay, from, to, step) = match kind {
+            Ahead::First => (item.src_local != k, item.src, sender, -1),
+            Ahead::Last => (item.dst_local != k, receiver, item.dst, 1),
+        };
+        let count = if !relay {
             out.extend(std::iter::repeat(0).take(len));
             len
         } else {
-            // As many as have room one tick before go in one step, else
-            // one chunk at the latest earlier tick with room.
-            let fit = grid.fit_prefix(ti - 1, len, item.src, sender);
+            // As many as have room one tick away go in one step, else one
+            // chunk at the nearest tick with room (earlier for a first
+            // hop, later for a last).
+            let fit = grid.fit_prefix(ti + step, len, from, to);
             if fit > 0 {
-                grid.take_prefix(ti - 1, fit, item.src, sender);
-                out.extend(std::iter::repeat(-1).take(fit));
+                grid.take_prefix(ti + step, fit, from, to);
+                out.extend(std::iter::repeat(step).take(fit));
                 fit
             } else {
-                let at = grid.latest_fit(ti - 1, item.src, sender);
-                grid.take(at, item.src, sender);
+                let at = match kind {
+                    Ahead::First => grid.latest_fit(ti - 1, from, to),
+                    Ahead::Last => grid.earliest_fit(ti + 1, from, to),
+                };
+                grid.take(at, from, to);
                 out.push(at - ti);
                 1
             }
