@@ -132,6 +132,28 @@ fn hot_column_moe_is_at_the_bound_and_beats_the_direct_optimum() {
 }
 
 #[test]
+fn a_busy_source_does_not_push_first_hops_before_the_plan() {
+    // The relay bench's 64 ranks: one GPU's chunks fill several rails from
+    // the start, so its NVLink send side is full there; its first hops take
+    // their ticks before any last hop of the same window, and the plan is
+    // the NIC layer plus two ticks (it was 369 against 362 when last hops
+    // took those ticks first and the first hops queued before tick -1).
+    let inst = moe(64, 4, 4, 1.2, 1);
+    for rho in [4u32, 8] {
+        let tt = machine(8, rho);
+        let sol = plan_relay(&inst, tt).unwrap();
+        validate_relay(&inst, tt, &sol.schedule).unwrap();
+        assert!(
+            sol.ticks <= sol.nic_ticks + 2,
+            "rho {rho}: {} ticks, NIC layer {} (bound {})",
+            sol.ticks,
+            sol.nic_ticks,
+            sol.lower_bound
+        );
+    }
+}
+
+#[test]
 fn slow_nvlink_makes_the_lp_bind_and_its_certificate_checks() {
     // One GPU per node receives everything: rho = 1 cannot spread it.
     let n = 16u32;

@@ -1,4 +1,5 @@
-//! Which chunks each rail carries, where NVLink is slow (rho < G).
+//! Which chunks each rail carries, where NVLink is slow (rho < G / 2, or
+//! the bound above the node bound).
 //!
 //! A rail's segment of a node pair is a consecutive part of the pair's
 //! sequence (`super::hops`), as long as the rail's share (`super::rails`).

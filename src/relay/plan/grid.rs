@@ -108,6 +108,38 @@ impl Grid {
         self.inn[t] += 1;
     }
 
+    /// How many of the ticks `tick .. tick + len`, from the first, have
+    /// room for `from -> to` (counting stops at the grid's end).
+    #[inline]
+    pub fn fit_prefix(&self, tick: i64, len: usize, from: u32, to: u32) -> usize {
+        let row = tick + self.offset;
+        if row < 0 || row as usize >= self.rows {
+            return 0;
+        }
+        let row = row as usize;
+        let n = len.min(self.rows - row);
+        let out = &self.out[from as usize * self.rows + row..][..n];
+        let inn = &self.inn[to as usize * self.rows + row..][..n];
+        out.iter()
+            .zip(inn)
+            .take_while(|&(&o, &i)| o < self.cap && i < self.cap)
+            .count()
+    }
+
+    /// Takes room for `from -> to` in ticks `tick .. tick + n`, which
+    /// [`Grid::fit_prefix`] found free.
+    #[inline]
+    pub fn take_prefix(&mut self, tick: i64, n: usize, from: u32, to: u32) {
+        let row = (tick + self.offset) as usize;
+        let rows = self.rows;
+        for x in &mut self.out[from as usize * rows + row..][..n] {
+            *x += 1;
+        }
+        for x in &mut self.inn[to as usize * rows + row..][..n] {
+            *x += 1;
+        }
+    }
+
     /// The latest tick `<= at` where `from -> to` has room.
     #[inline]
     pub fn latest_fit(&self, at: i64, from: u32, to: u32) -> i64 {
@@ -145,5 +177,24 @@ mod tests {
         assert!(!g.out_free(30, 1) && !g.in_free(30, 2));
         assert_eq!(g.latest_fit(0, 0, 2), -1);
         assert_eq!(g.earliest_fit(30, 1, 0), 31);
+    }
+
+    #[test]
+    fn a_prefix_fits_up_to_the_first_full_tick_and_is_taken_at_once() {
+        let mut g = Grid::new(3, 8, 2);
+        g.take(3, 2, 1);
+        g.take(3, 0, 1);
+        // 1 receives twice in tick 3: full there.
+        assert_eq!(g.fit_prefix(0, 6, 0, 1), 3);
+        assert_eq!(
+            g.fit_prefix(4, 20, 0, 1),
+            6,
+            "stops at the grid's end (tick 9)"
+        );
+        assert_eq!(g.fit_prefix(-9, 4, 0, 1), 0, "outside the grid: none");
+        g.take_prefix(0, 3, 0, 1);
+        g.take_prefix(0, 3, 0, 2);
+        assert!(!g.out_free(0, 0) && !g.out_free(2, 0) && g.out_free(3, 0));
+        assert!(g.in_free(0, 1) && g.in_free(0, 2) && !g.in_free(3, 1));
     }
 }

@@ -18,6 +18,15 @@
 //! two ticks. Intra-node chunks then take the earliest ticks with room on
 //! their one NVLink hop.
 //!
+//! The intervals are swept in windows of [`WINDOW`] ticks, in tick order:
+//! each interval active in a window places its chunks of the window, so
+//! the greedy sees the chunks nearly as a tick-by-tick sweep would. In the
+//! first quarter of the NIC layer a window places all its first hops
+//! before any of its last hops: a GPU's NVLink send side carries both, a
+//! last hop can move later at no cost there while a first hop can only
+//! move earlier, and before the plan's first tick that lengthens the plan
+//! (a source GPU whose chunks several rails send at once from the start).
+//!
 //! Consecutive chunks of a demand whose hops all move one tick are one
 //! run ([`RelayRun`]): work and output grow with intervals and demands,
 //! and the only work per chunk is the NVLink count of its hops.
@@ -34,6 +43,18 @@ use crate::relay::schedule::{Hop, RelayRun};
 /// runs store them shifted by this much until the plan's first tick is
 /// known (`super::build_schedule` shifts them back).
 pub(crate) const BIAS: i64 = 1 << 40;
+
+/// Ticks the placement sweeps at a time: every NIC interval active in a
+/// window places its chunks of the window before the next window, so the
+/// NVLink greedy sees the chunks nearly in tick order (a NIC interval may
+/// last hundreds of ticks) while an interval's state is loaded once a
+/// window, not once a tick.
+const WINDOW: u64 = 128;
+
+/// The first `1 / EDGE_PART` of the NIC layer places each window's first
+/// hops before its last hops, the last `1 / EDGE_PART` its last hops
+/// before its first hops ([`Ahead`]).
+const EDGE_PART: u64 = 4;
 
 /// Where a rail's segment of a pair stands: the sequence position of the
 /// demand it is in, the next chunk of that demand, and the run it is
@@ -73,32 +94,86 @@ pub(crate) fn place(
     nic_ticks: u64,
 ) -> Vec<RelayRun> {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
-    if routes.is_some() || tt.nvlink_speedup < tt.gpus_per_node {
+    // Aligned where routes were chosen, or where NVLink carries under half
+    // of G chunks a tick (at rho 4 of G 8 the source order planned closer
+    // to the bound: doc/performance.md "Relays where NVLink binds").
+    if routes.is_some() || 2 * tt.nvlink_speedup < tt.gpus_per_node {
         (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes);
     }
     let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
-    for (x, iv) in intervals.iter().enumerate() {
-        // The segments' state is scattered: load the next intervals' early
-        // (their values are not needed yet, only their cache lines).
-        if let Some(next) = intervals.get(x + 4) {
-            std::hint::black_box(cursors[next.cursor as usize].at);
+    // The intervals active in the window, each with its next tick.
+    let mut active: Vec<(usize, u64)> = Vec::new();
+    // In the windows that place one kind of NVLink hop first ([`Ahead`]):
+    // per active interval, where its hops' ticks start in `ahead`, and its
+    // cursor's position before they were placed.
+    let first_until = nic_ticks / EDGE_PART;
+    let last_from = nic_ticks - nic_ticks / EDGE_PART;
+    let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
+    let mut next = 0usize;
+    let mut window = 0u64;
+    while next < intervals.len() || !active.is_empty() {
+        let end = window + WINDOW;
+        while next < intervals.len() && intervals[next].start < end {
+            active.push((next, intervals[next].start));
+            next += 1;
         }
-        if let Some(next) = intervals.get(x + 2) {
-            std::hint::black_box(seq.get(cursors[next.cursor as usize].at).map(|i| i.chunks));
+        let kind = if window < first_until {
+            Some(Ahead::First)
+        } else if end > last_from {
+            Some(Ahead::Last)
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            ahead.clear();
+            from_at.clear();
+            saved.clear();
+            for &(x, from) in &active {
+                let iv = &intervals[x];
+                let to = (iv.start + iv.len).min(end);
+                from_at.push(ahead.len());
+                let cur = &mut cursors[iv.cursor as usize];
+                saved.push((iv.cursor as usize, cur.at, cur.chunk));
+                hops_ahead(tt, &seq, cur, &mut grid, (iv, from..to), kind, &mut ahead);
+            }
+            // An interval's cursor as it was (an earlier interval of the
+            // same segment in this window saved it first: restored last).
+            for &(c, at, chunk) in saved.iter().rev() {
+                (cursors[c].at, cursors[c].chunk) = (at, chunk);
+            }
         }
-        let cur = &mut cursors[iv.cursor as usize];
-        place_ticks(
-            tt,
-            &seq,
-            cur,
-            &mut grid,
-            &mut runs,
-            iv,
-            iv.start..iv.start + iv.len,
-        );
+        let mut kept = 0;
+        for i in 0..active.len() {
+            // The segments' state is scattered: load the next intervals'
+            // early (their values are not needed yet, only their lines).
+            if let Some(&(x, _)) = active.get(i + 4) {
+                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
+            }
+            if let Some(&(x, _)) = active.get(i + 2) {
+                let at = cursors[intervals[x].cursor as usize].at;
+                std::hint::black_box(seq.get(at).map(|i| i.chunks));
+            }
+            let (x, from) = active[i];
+            let iv = &intervals[x];
+            let to = (iv.start + iv.len).min(end);
+            let cur = &mut cursors[iv.cursor as usize];
+            let given = kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize]));
+            let span = Span {
+                iv,
+                ticks: from..to,
+                given,
+            };
+            place_ticks(tt, &seq, cur, &mut grid, &mut runs, span);
+            if to < iv.start + iv.len {
+                active[kept] = (x, to);
+                kept += 1;
+            }
+        }
+        active.truncate(kept);
+        window = end;
     }
     // Segments whose last demand continues on another rail.
     for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
@@ -118,60 +193,183 @@ pub(crate) fn place(
     runs
 }
 
-/// Places the chunks interval `iv` sends in ticks `ticks` (a part of it):
-/// the next chunks of its segment (`cur`), their NVLink hops on `grid`,
-/// the runs they close on `runs`.
+/// Which NVLink hops of a window are placed before the others: a GPU's
+/// NVLink send side carries first hops (its own chunks to other NICs) and
+/// last hops (chunks its NIC received), its receiving side likewise. A
+/// first hop can only move earlier, a last hop only later; in the middle
+/// of the plan either costs nothing, but a first hop moved before the NIC
+/// layer's start or a last hop after its end lengthens the plan. So near
+/// the start first hops take their ticks first, near the end last hops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    First,
+    Last,
+}
+
+/// Ticks `ticks` of interval `iv` (a part of it) and, where they were
+/// placed already ([`hops_ahead`]), which hops and their ticks relative to
+/// their NIC hops', tick by tick.
+struct Span<'a> {
+    iv: &'a Interval,
+    ticks: std::ops::Range<u64>,
+    given: Option<(Ahead, &'a [i64])>,
+}
+
+/// How many of `v`'s values, from the first, equal the first.
+fn same_prefix(v: &[i64]) -> usize {
+    v.iter().take_while(|&&x| x == v[0]).count()
+}
+
+/// Places the chunks interval `span.iv` sends in ticks `span.ticks`: the
+/// next chunks of its segment (`cur`), their NVLink hops on `grid` (those
+/// `span.given` gives as given), the runs they close on `runs`.
 fn place_ticks(
     tt: TwoTier,
     seq: &[Item],
     cur: &mut Cursor,
     grid: &mut Grid,
     runs: &mut Vec<RelayRun>,
-    iv: &Interval,
-    ticks: std::ops::Range<u64>,
+    span: Span,
 ) {
+    let Span { iv, ticks, given } = span;
+    let firsts = given.and_then(|(k, v)| (k == Ahead::First).then_some(v));
+    let lasts = given.and_then(|(k, v)| (k == Ahead::Last).then_some(v));
     let k = iv.rail;
     let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
     let mut item = seq[cur.at];
     let (mut relay_first, mut relay_last) = (item.src_local != k, item.dst_local != k);
-    let last_tick = ticks.end;
-    for t in ticks {
-        let t = t as i64;
-        let mut first = 0i64;
-        if relay_first {
-            let at = grid.latest_fit(t - 1, item.src, sender);
-            grid.take(at, item.src, sender);
-            first = at - t;
-        }
-        let mut last = 0i64;
-        if relay_last {
-            let at = grid.earliest_fit(t + 1, receiver, item.dst);
-            grid.take(at, receiver, item.dst);
-            last = at - t;
-        }
+    let (from, end) = (ticks.start, ticks.end);
+    let mut t = from;
+    while t < end {
+        let ti = t as i64;
+        let x = (t - from) as usize;
+        // The chunks of this demand left in these ticks: as many as have
+        // room for both hops one tick away (or as given) go in one step.
+        let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
+        let (first, fit_first) = match firsts {
+            Some(f) => (f[x], same_prefix(&f[x..x + len])),
+            None if relay_first => (-1, grid.fit_prefix(ti - 1, len, item.src, sender)),
+            None => (0, len),
+        };
+        let (last, fit) = match lasts {
+            _ if fit_first == 0 => (0, 0),
+            Some(l) => (l[x], same_prefix(&l[x..x + fit_first])),
+            None if relay_last => (1, grid.fit_prefix(ti + 1, fit_first, receiver, item.dst)),
+            None => (0, fit_first),
+        };
+        let (count, first, last) = if fit > 0 {
+            if relay_first && firsts.is_none() {
+                grid.take_prefix(ti - 1, fit, item.src, sender);
+            }
+            if relay_last && lasts.is_none() {
+                grid.take_prefix(ti + 1, fit, receiver, item.dst);
+            }
+            (fit as u64, first, last)
+        } else {
+            // One chunk whose hop has no room one tick away: the latest
+            // earlier (first hop) or earliest later (last hop) tick.
+            let mut first = 0i64;
+            if let Some(f) = firsts {
+                first = f[x];
+            } else if relay_first {
+                let at = grid.latest_fit(ti - 1, item.src, sender);
+                grid.take(at, item.src, sender);
+                first = at - ti;
+            }
+            let mut last = 0i64;
+            if let Some(l) = lasts {
+                last = l[x];
+            } else if relay_last {
+                let at = grid.earliest_fit(ti + 1, receiver, item.dst);
+                grid.take(at, receiver, item.dst);
+                last = at - ti;
+            }
+            (1, first, last)
+        };
         let p = &mut cur.run;
-        if p.count > 0 && p.nic + p.count as i64 == t && p.first == first && p.last == last {
-            p.count += 1;
+        if p.count > 0 && p.nic + p.count as i64 == ti && p.first == first && p.last == last {
+            p.count += count;
         } else {
             close(runs, &item, *p, sender, receiver);
             *p = Pending {
                 chunk: cur.chunk,
-                count: 1,
-                nic: t,
+                count,
+                nic: ti,
                 first,
                 last,
             };
         }
-        cur.chunk += 1;
+        cur.chunk += count;
+        t += count;
         if cur.chunk == item.chunks {
             close(runs, &item, cur.run, sender, receiver);
             cur.run.count = 0;
             cur.at += 1;
             cur.chunk = 0;
-            if ((t + 1) as u64) < last_tick {
+            if t < end {
                 item = seq[cur.at];
                 relay_first = item.src_local != k;
                 relay_last = item.dst_local != k;
+            }
+        }
+    }
+}
+
+/// The first (or last, `kind`) hops of the chunks interval `iv` sends in
+/// ticks `ticks` (the next of its segment, from `cur`, which moves past
+/// them; its run is left alone), taken on `grid`: their ticks relative to
+/// their NIC hops' (0: none) appended to `out`.
+fn hops_ahead(
+    tt: TwoTier,
+    seq: &[Item],
+    cur: &mut Cursor,
+    grid: &mut Grid,
+    (iv, ticks): (&Interval, std::ops::Range<u64>),
+    kind: Ahead,
+    out: &mut Vec<i64>,
+) {
+    let k = iv.rail;
+    let (sender, receiver) = (tt.rank(iv.a, k), tt.rank(iv.b, k));
+    let mut item = seq[cur.at];
+    let end = ticks.end;
+    let mut t = ticks.start;
+    while t < end {
+        let ti = t as i64;
+        let len = ((item.chunks - cur.chunk).min(end - t)) as usize;
+        // The hop's ends and its tick one away from the NIC hop's.
+        let (relay, from, to, step) = match kind {
+            Ahead::First => (item.src_local != k, item.src, sender, -1),
+            Ahead::Last => (item.dst_local != k, receiver, item.dst, 1),
+        };
+        let count = if !relay {
+            out.extend(std::iter::repeat(0).take(len));
+            len
+        } else {
+            // As many as have room one tick away go in one step, else one
+            // chunk at the nearest tick with room (earlier for a first
+            // hop, later for a last).
+            let fit = grid.fit_prefix(ti + step, len, from, to);
+            if fit > 0 {
+                grid.take_prefix(ti + step, fit, from, to);
+                out.extend(std::iter::repeat(step).take(fit));
+                fit
+            } else {
+                let at = match kind {
+                    Ahead::First => grid.latest_fit(ti - 1, from, to),
+                    Ahead::Last => grid.earliest_fit(ti + 1, from, to),
+                };
+                grid.take(at, from, to);
+                out.push(at - ti);
+                1
+            }
+        } as u64;
+        cur.chunk += count;
+        t += count;
+        if cur.chunk == item.chunks {
+            cur.at += 1;
+            cur.chunk = 0;
+            if t < end {
+                item = seq[cur.at];
             }
         }
     }

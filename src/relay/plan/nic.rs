@@ -2,8 +2,10 @@
 //! (König: as many ticks as the rail's busiest NIC), the rails side by
 //! side (a NIC belongs to one rail), on the thread pool. The colouring's
 //! rounds repeat: a pair of a round with repeat `r` holds its rail for `r`
-//! consecutive ticks, an [`Interval`]; the layer is kept as intervals, not
-//! tick by tick.
+//! consecutive ticks, an [`Interval`], and a pair matched in consecutive
+//! rounds holds it for one interval (the peeling repairs its matching
+//! rather than rebuilding it, so most pairs stay matched over many
+//! rounds); the layer is kept as intervals, not tick by tick.
 
 use super::colour::colour_bipartite;
 use super::rails::RailLoads;
@@ -22,6 +24,9 @@ pub(crate) struct Interval {
     pub b: u32,
 }
 
+/// Node pairs from which the rails are coloured on the thread pool.
+const PARALLEL_PAIRS: usize = 4096;
+
 /// The NIC layer's intervals ordered by start tick (ties: rail, then the
 /// colouring's order), and its tick count (the busiest NIC's chunks).
 /// Rail `k`'s rounds are rotated by `k * ticks / G` ticks (so the rails do
@@ -31,25 +36,38 @@ pub(crate) fn nic_intervals(
     pairs: &[(u32, u32, u64)],
     rails: &RailLoads,
 ) -> Result<(Vec<Interval>, u64), RelayError> {
-    let per_rail: Vec<Vec<(u64, Vec<usize>)>> = rails
-        .par_iter()
-        .map(|loads| {
-            let edges: Vec<(u32, u32, u64)> = loads
-                .iter()
-                .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
-                .collect();
-            colour_bipartite(nodes, nodes, &edges)
-        })
-        .collect::<Result<_, _>>()?;
+    let colour = |loads: &Vec<(u32, u64)>| {
+        let edges: Vec<(u32, u32, u64)> = loads
+            .iter()
+            .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
+            .collect();
+        colour_bipartite(nodes, nodes, &edges)
+    };
+    // Small layers on this thread: handing them to the pool costs more
+    // than it saves (and each worker's allocator takes fresh pages).
+    let per_rail: Vec<Vec<(u64, Vec<usize>)>> = if pairs.len() >= PARALLEL_PAIRS {
+        rails.par_iter().map(colour).collect::<Result<_, _>>()?
+    } else {
+        rails.iter().map(colour).collect::<Result<_, _>>()?
+    };
     let ticks = per_rail
         .iter()
         .map(|c| c.iter().map(|r| r.0).sum::<u64>())
         .max()
         .unwrap_or(0);
-    let mut out = Vec::new();
+    // At most two intervals a class member (one at a wrap): reserved once,
+    // so the vector is not copied into fresh pages as it grows (merging
+    // leaves most of the room untouched, and untouched pages cost nothing).
+    let most: usize = per_rail
+        .iter()
+        .flat_map(|c| c.iter().map(|(_, class)| 2 * class.len()))
+        .sum();
+    let mut out: Vec<Interval> = Vec::with_capacity(most);
     let mut base = 0usize;
     for (k, classes) in per_rail.iter().enumerate() {
         let shift = ticks * k as u64 / rails.len() as u64;
+        // Per edge of the rail, its latest interval in `out`.
+        let mut latest = vec![usize::MAX; rails[k].len()];
         let mut t = 0u64;
         for (repeat, class) in classes {
             let start = (t + shift) % ticks;
@@ -58,16 +76,26 @@ pub(crate) fn nic_intervals(
             for &e in class {
                 let (a, b, _) = pairs[rails[k][e].0 as usize];
                 for (s, len) in [(start, first), (0, repeat - first)] {
-                    if len > 0 {
-                        out.push(Interval {
-                            start: s,
-                            len,
-                            rail: k as u32,
-                            cursor: (base + e) as u32,
-                            a,
-                            b,
-                        });
+                    if len == 0 {
+                        continue;
                     }
+                    // An edge matched again right after its interval
+                    // extends it.
+                    if let Some(iv) = out.get_mut(latest[e]) {
+                        if iv.start + iv.len == s {
+                            iv.len += len;
+                            continue;
+                        }
+                    }
+                    latest[e] = out.len();
+                    out.push(Interval {
+                        start: s,
+                        len,
+                        rail: k as u32,
+                        cursor: (base + e) as u32,
+                        a,
+                        b,
+                    });
                 }
             }
             t += repeat;
