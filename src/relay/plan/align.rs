@@ -12,8 +12,11 @@
 //! the busiest GPU receives more than any sends, else from `k`), then of
 //! the other side's, then the rest: a hot GPU's own NIC carries its
 //! chunks as far as its share goes, and only the rest crosses NVLink.
-//! The rails' shares are unchanged, so every NIC still carries the node
-//! bound at most.
+//! `by_rails` keeps the rails' shares, so every NIC still carries the node
+//! bound at most; where NVLink binds (the bound above the node bound),
+//! `loaded_rails` chooses the shares too, every chunk's rail in the same
+//! order but within the room left on the ports it uses, and `by_rails`
+//! then follows those routes.
 
 use super::item::Item;
 use super::rails::RailLoads;
@@ -42,6 +45,7 @@ pub(crate) fn by_rails(
     let mut out: Vec<Item> = Vec::with_capacity(seq.len() * 2);
     let mut starts = Vec::with_capacity(pairs + 1);
     let mut left: Vec<u64> = Vec::new();
+    let mut at: Vec<usize> = Vec::new(); // a pair's item of each (source, destination) GPU
     let mut pieces: Vec<Vec<Item>> = vec![Vec::new(); g];
     for p in 0..pairs {
         starts.push(out.len());
@@ -49,21 +53,15 @@ pub(crate) fn by_rails(
         let room = &mut caps[p * g..(p + 1) * g];
         left.clear();
         left.extend(items.iter().map(|i| i.chunks));
-        let own = |i: &Item, phase: u8| -> Option<usize> {
-            let (s, d) = (i.src_local as usize, i.dst_local as usize);
-            match phase {
-                0 => (s == d).then_some(s),
-                1 => Some(if to_first { d } else { s }),
-                _ => Some(if to_first { s } else { d }),
-            }
-        };
         if let Some(routes) = routes {
             // The routes chosen with the NVLink ports in view (loaded_rails).
+            at.clear();
+            at.resize(g * g, usize::MAX);
+            for (x, it) in items.iter().enumerate() {
+                at[it.src_local as usize * g + it.dst_local as usize] = x;
+            }
             for &(k, i, j, n) in &routes[p] {
-                let x = items
-                    .iter()
-                    .position(|it| (it.src_local, it.dst_local) == (i, j))
-                    .expect("a route of a pair's own demand");
+                let x = at[i as usize * g + j as usize];
                 let mut room_n = n;
                 take(
                     &items[x],
@@ -76,7 +74,8 @@ pub(crate) fn by_rails(
         }
         for phase in 0..3u8 {
             for (x, item) in items.iter().enumerate() {
-                if let Some(k) = own(item, phase) {
+                let (i, j) = (item.src_local as usize, item.dst_local as usize);
+                if let Some(k) = own_rail(phase, i, j, to_first) {
                     take(item, &mut left[x], &mut room[k], &mut pieces[k]);
                 }
             }
@@ -111,6 +110,18 @@ pub(crate) fn by_rails(
     }
     starts.push(out.len());
     (out, starts)
+}
+
+/// The rail a chunk from GPU `i` to GPU `j` (indices in their nodes)
+/// takes in `phase` (module docs): 0, its own rail where `i == j`; 1, the
+/// busier side's GPU's (`j` where receivers are busier, else `i`); 2, the
+/// other side's.
+fn own_rail(phase: u8, i: usize, j: usize, to_first: bool) -> Option<usize> {
+    match phase {
+        0 => (i == j).then_some(i),
+        1 => Some(if to_first { j } else { i }),
+        _ => Some(if to_first { i } else { j }),
+    }
 }
 
 /// Moves up to `room` of `left` chunks of `item` (its next ones) onto a
@@ -211,13 +222,8 @@ pub(crate) fn loaded_rails(
         for p in 0..pairs.len() {
             for i in 0..g {
                 for j in 0..g {
-                    let k = match phase {
-                        0 if i == j => i,
-                        0 => continue,
-                        1 if to_first => j,
-                        1 => i,
-                        _ if to_first => i,
-                        _ => j,
+                    let Some(k) = own_rail(phase, i, j, to_first) else {
+                        continue;
                     };
                     let cell = &mut left[p * g * g + i * g + j];
                     let c = (*cell).min(ports.room(pairs[p], i, j, k).max(0) as u64);
@@ -227,7 +233,7 @@ pub(crate) fn loaded_rails(
             }
         }
     }
-    for p in 0..pairs.len() {
+    for (p, &pair) in pairs.iter().enumerate() {
         for i in 0..g {
             for j in 0..g {
                 let cell = p * g * g + i * g + j;
@@ -236,9 +242,9 @@ pub(crate) fn loaded_rails(
                     // uses (the first of equals); past every limit, the
                     // least overfull.
                     let k = (0..g)
-                        .max_by_key(|&k| (ports.room(pairs[p], i, j, k), std::cmp::Reverse(k)))
+                        .max_by_key(|&k| (ports.room(pair, i, j, k), std::cmp::Reverse(k)))
                         .expect("G >= 1");
-                    let room = ports.room(pairs[p], i, j, k);
+                    let room = ports.room(pair, i, j, k);
                     let c = if room > 0 {
                         left[cell].min(room as u64)
                     } else {
