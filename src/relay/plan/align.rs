@@ -41,7 +41,9 @@ pub(crate) fn by_rails(
             caps[p as usize * g + k] = c;
         }
     }
-    let to_first = receivers_busier(seq);
+    // The phases' order where no routes are given (with routes, every chunk
+    // has its rail already).
+    let to_first = routes.is_none().then(|| receivers_busier(seq));
     let mut out: Vec<Item> = Vec::with_capacity(seq.len() * 2);
     let mut starts = Vec::with_capacity(pairs + 1);
     let mut left: Vec<u64> = Vec::new();
@@ -71,21 +73,22 @@ pub(crate) fn by_rails(
                 );
                 room[k as usize] -= n;
             }
-        }
-        for phase in 0..3u8 {
-            for (x, item) in items.iter().enumerate() {
-                let (i, j) = (item.src_local as usize, item.dst_local as usize);
-                if let Some(k) = own_rail(phase, i, j, to_first) {
-                    take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+        } else if let Some(to_first) = to_first {
+            for phase in 0..3u8 {
+                for (x, item) in items.iter().enumerate() {
+                    let (i, j) = (item.src_local as usize, item.dst_local as usize);
+                    if let Some(k) = own_rail(phase, i, j, to_first) {
+                        take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+                    }
                 }
             }
-        }
-        for (x, item) in items.iter().enumerate() {
-            for k in 0..g {
-                if left[x] == 0 {
-                    break;
+            for (x, item) in items.iter().enumerate() {
+                for k in 0..g {
+                    if left[x] == 0 {
+                        break;
+                    }
+                    take(item, &mut left[x], &mut room[k], &mut pieces[k]);
                 }
-                take(item, &mut left[x], &mut room[k], &mut pieces[k]);
             }
         }
         debug_assert!(left.iter().all(|&l| l == 0) && room.iter().all(|&r| r == 0));
