@@ -226,29 +226,28 @@ def report(a, world, topo, per_step) -> None:
     print("(/bound, /torch, /pred: medians over the steps of each step's ratio; pred: tickopt's plan by the cost "
           f"model, {a.alpha_us:g} us a message, {a.payload_share:.3f} of the rate; cpu: the ranks' CPU time over "
           "the host's)")
-    summary = {}
+    summary, vs_torch_steps = {}, {}
     for m in a.methods:
         w = sorted(s["wall_s"][m] for s in per_step)
         rel = statistics.median(s["wall_s"][m] / s["port_bound_s"] for s in per_step)
         med = statistics.median(w)
         p10, p90 = w[int(0.1 * (len(w) - 1))], w[int(round(0.9 * (len(w) - 1)))]
         cpu = statistics.median(s["cpu_share"][m] for s in per_step)
-        vs_torch = (
-            statistics.median(s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step) if "torch" in a.methods else None
-        )
+        if "torch" in a.methods:
+            vs_torch_steps[m] = [s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step]
+        vs_torch = statistics.median(vs_torch_steps[m]) if m in vs_torch_steps else None
         vs = f"{vs_torch:7.3f}" if vs_torch is not None else "      -"
         pred = statistics.median(s["wall_s"][m] / s["predicted_s"] for s in per_step)
         print(f"{m:10} {med:9.3f} {p10:8.3f} {p90:8.3f} {rel:7.3f} {vs} {pred:6.3f} {cpu:5.0%}")
         summary[m] = {"median_s": med, "p10_s": p10, "p90_s": p90, "median_over_bound": rel,
                       "median_over_torch": vs_torch, "median_over_predicted": pred, "cpu_share": cpu}
-    if "torch" in a.methods:
-        for m in a.methods:
-            if m != "torch":
-                mean, lo, hi, faster = ratio_interval([s["wall_s"][m] / s["wall_s"]["torch"] for s in per_step])
-                print(f"{m} / torch per step: mean {mean:.3f}, 95% bootstrap interval [{lo:.3f}, {hi:.3f}], "
-                      f"faster in {faster} of {len(per_step)} steps")
-                summary[m]["mean_over_torch"] = mean
-                summary[m]["mean_over_torch_interval"] = [lo, hi]
+    for m, ratios in vs_torch_steps.items():
+        if m != "torch":
+            mean, lo, hi, faster = ratio_interval(ratios)
+            print(f"{m} / torch per step: mean {mean:.3f}, 95% bootstrap interval [{lo:.3f}, {hi:.3f}], "
+                  f"faster in {faster} of {len(per_step)} steps")
+            summary[m]["mean_over_torch"] = mean
+            summary[m]["mean_over_torch_interval"] = [lo, hi]
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "world": world, "testbed": topo, "summary": summary, "steps": per_step}, f, indent=1)
