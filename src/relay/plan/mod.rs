@@ -19,8 +19,13 @@ mod rails;
 pub(crate) use direct::direct_schedule;
 
 use super::model::{RelayError, TwoTier};
-use super::schedule::RelaySchedule;
+use super::schedule::{RelayRun, RelaySchedule};
 use crate::instance::Instance;
+use rayon::prelude::*;
+
+/// Runs from which the ticks are shifted on the thread pool (and the
+/// size of each part there).
+const PARALLEL_RUNS: usize = 1 << 15;
 
 /// A relay schedule for `inst` on `tt` and the NIC layer's tick count.
 pub(crate) fn build_schedule(
@@ -46,19 +51,35 @@ pub(crate) fn build_schedule(
         &intervals,
         nic_ticks,
     );
-    let first = runs
-        .iter()
-        .map(|r| r.hops()[0].tick)
-        .min()
-        .unwrap_or(hops::BIAS as u64);
-    let mut ticks = 0u64;
-    for r in &mut runs {
-        let count = r.count;
-        for h in r.hops_mut() {
-            h.tick -= first;
-        }
-        ticks = ticks.max(r.hops()[r.hops().len() - 1].tick + count);
+    // The ticks counted from the plan's first, and the plan's length: two
+    // passes over every run, on the thread pool for large plans.
+    let big = runs.len() >= PARALLEL_RUNS;
+    let first_hop = |r: &RelayRun| r.hops()[0].tick;
+    let first = if big {
+        runs.par_iter().map(first_hop).min()
+    } else {
+        runs.iter().map(first_hop).min()
     }
+    .unwrap_or(hops::BIAS as u64);
+    let shift = |part: &mut [RelayRun]| {
+        let mut ticks = 0u64;
+        for r in part {
+            let count = r.count;
+            for h in r.hops_mut() {
+                h.tick -= first;
+            }
+            ticks = ticks.max(r.hops()[r.hops().len() - 1].tick + count);
+        }
+        ticks
+    };
+    let ticks = if big {
+        runs.par_chunks_mut(PARALLEL_RUNS)
+            .map(shift)
+            .max()
+            .unwrap_or(0)
+    } else {
+        shift(&mut runs)
+    };
     Ok((RelaySchedule { ticks, runs }, nic_ticks))
 }
 
