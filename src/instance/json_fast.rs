@@ -606,7 +606,14 @@ mod tests {
             let mut text = document(&top, &list, &mut rng);
             match damage {
                 // Cut short, or one byte replaced by a JSON-significant one.
-                1 => text.truncate(k % (text.len() + 1)),
+                // (At a character's start: a document is a string.)
+                1 => {
+                    let mut at = k % (text.len() + 1);
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    text.truncate(at);
+                }
                 2 => {
                     let at = k % text.len();
                     let b = [b'}', b',', b'"', b'1', b'-', b'\\', b' ', b'x'][seed as usize % 8];
