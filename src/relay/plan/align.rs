@@ -1,5 +1,5 @@
-//! Which chunks each rail carries, where NVLink is slow (rho < G / 2, or
-//! the bound above the node bound).
+//! Which chunks each rail carries, where NVLink is slow (rho < G / 2, a
+//! GPU's NVLink port tight, or the bound above the node bound).
 //!
 //! A rail's segment of a node pair is a consecutive part of the pair's
 //! sequence (`super::hops`), as long as the rail's share (`super::rails`).
@@ -8,15 +8,21 @@
 //! carries few chunks a tick those hops set the plan's length. Here each
 //! pair's sequence is reordered, demands cut into pieces, so that rail
 //! `k`'s part holds first the chunks that need no NVLink hop on it (GPU
-//! `k` to GPU `k`), then those of the busier side's GPU `k` (to `k` where
-//! the busiest GPU receives more than any sends, else from `k`), then of
-//! the other side's, then the rest: a hot GPU's own NIC carries its
+//! `k` to GPU `k`), then those of one side's GPU `k`, then of the other
+//! side's, then the rest: which side first is chosen per pair and rail,
+//! the GPU whose NVLink port is under more pressure (`nvlink_pressure`,
+//! its load under the even split). A hot GPU's own NIC so carries its
 //! chunks as far as its share goes, and only the rest crosses NVLink.
+//! Within a rail's part, chunks whose NVLink hop lands on a tight port
+//! go first where they only add to its load early (a last hop into it, a
+//! first hop into it as the relay), last where a first hop leaves it: the
+//! port is busy from the plan's start and drained before its end.
 //! `by_rails` keeps the rails' shares, so every NIC still carries the node
 //! bound at most; where NVLink binds (the bound above the node bound),
 //! `loaded_rails` chooses the shares too, every chunk's rail in the same
-//! order but within the room left on the ports it uses, and `by_rails`
-//! then follows those routes.
+//! order but within the room left on the ports it uses, a GPU's NVLink
+//! room kept for its own chunks as far as its own NIC cannot carry them,
+//! and `by_rails` then follows those routes.
 
 use super::item::Item;
 use super::rails::RailLoads;
@@ -26,12 +32,16 @@ use crate::relay::model::TwoTier;
 /// `seq` and `pair_start` (as `super::hops` builds them: pair `p`'s
 /// demands at `seq[pair_start[p]..pair_start[p + 1]]`) reordered and cut
 /// so that the rails' consecutive shares of each pair (`rails`, in rail
-/// order) take the chunks the module docs say.
+/// order) take the chunks the module docs say. `pressure` per GPU as
+/// [`nvlink_pressure`] gives it (empty where `routes` are given), a port
+/// tight from `tight` on.
 pub(crate) fn by_rails(
     seq: &[Item],
     pair_start: &[usize],
     rails: &RailLoads,
     routes: Option<&Routes>,
+    pressure: &[u64],
+    tight: u64,
 ) -> (Vec<Item>, Vec<usize>) {
     let pairs = pair_start.len() - 1;
     let g = rails.len();
@@ -41,9 +51,6 @@ pub(crate) fn by_rails(
             caps[p as usize * g + k] = c;
         }
     }
-    // The phases' order where no routes are given (with routes, every chunk
-    // has its rail already).
-    let to_first = routes.is_none().then(|| receivers_busier(seq));
     let mut out: Vec<Item> = Vec::with_capacity(seq.len() * 2);
     let mut starts = Vec::with_capacity(pairs + 1);
     let mut left: Vec<u64> = Vec::new();
@@ -73,12 +80,18 @@ pub(crate) fn by_rails(
                 );
                 room[k as usize] -= n;
             }
-        } else if let Some(to_first) = to_first {
+        } else if let Some(first) = items.first() {
+            // Per rail, which side's GPU takes its own chunks first: the
+            // one whose NVLink port is under more pressure.
+            let (sa, sb) = (first.src - first.src_local, first.dst - first.dst_local);
             for phase in 0..3u8 {
                 for (x, item) in items.iter().enumerate() {
                     let (i, j) = (item.src_local as usize, item.dst_local as usize);
-                    if let Some(k) = own_rail(phase, i, j, to_first) {
-                        take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+                    for k in [i, j] {
+                        let to_first = pressure[sb as usize + k] >= pressure[sa as usize + k];
+                        if own_rail(phase, i, j, to_first) == Some(k) {
+                            take(item, &mut left[x], &mut room[k], &mut pieces[k]);
+                        }
                     }
                 }
             }
@@ -92,10 +105,25 @@ pub(crate) fn by_rails(
             }
         }
         debug_assert!(left.iter().all(|&l| l == 0) && room.iter().all(|&r| r == 0));
-        for rail in &mut pieces {
-            // In demand order, a demand's pieces in chunk order, joined
-            // where they continue each other (one run, not several).
-            rail.sort_unstable_by_key(|i| (i.demand, i.first));
+        for (k, rail) in pieces.iter_mut().enumerate() {
+            // Chunks with a last hop to a tight GPU first (its NVLink port
+            // busy from the start, drained before the end), with a first
+            // hop from one last; else in demand order, a demand's pieces
+            // in chunk order, joined where they continue each other (one
+            // run, not several).
+            let hot = |r: u32| pressure.get(r as usize).is_some_and(|&p| p >= tight);
+            let class = |i: &Item| {
+                let relay = i.src - i.src_local + k as u32;
+                let (first_hop, last_hop) = (i.src_local as usize != k, i.dst_local as usize != k);
+                if last_hop && hot(i.dst) || first_hop && hot(relay) {
+                    0u8
+                } else if first_hop && hot(i.src) {
+                    2
+                } else {
+                    1
+                }
+            };
+            rail.sort_unstable_by_key(|i| (class(i), i.demand, i.first));
             let from = out.len();
             for piece in rail.drain(..) {
                 let joins = out.len() > from && {
@@ -144,20 +172,40 @@ fn take(item: &Item, left: &mut u64, room: &mut u64, pieces: &mut Vec<Item>) {
     *room -= n;
 }
 
-/// Whether the busiest receiving GPU receives more inter-node chunks than
-/// the busiest sending GPU sends.
-fn receivers_busier(seq: &[Item]) -> bool {
-    let n = seq
-        .iter()
-        .map(|i| i.src.max(i.dst) as usize + 1)
-        .max()
-        .unwrap_or(0);
+/// Each GPU's NVLink load (the busier of its two directions, times G) if
+/// every pair's chunks were spread evenly over the rails: its intra-node
+/// chunks, `(G-1)/G` of its inter-node chunks (first and last hops), and
+/// the relayed hops through it (`1/G` of its node's other GPUs' chunks
+/// each way). Only compared, to choose whose chunks a rail takes first.
+pub(crate) fn nvlink_pressure(inst: &Instance, tt: TwoTier) -> Vec<u64> {
+    let g = tt.gpus_per_node as u64;
+    let n = inst.slots as usize;
+    let nodes = tt.nodes(inst.slots) as usize;
     let (mut out, mut inn) = (vec![0u64; n], vec![0u64; n]);
-    for i in seq {
-        out[i.src as usize] += i.chunks;
-        inn[i.dst as usize] += i.chunks;
+    let (mut x_out, mut x_in) = (vec![0u64; n], vec![0u64; n]);
+    let (mut node_out, mut node_in) = (vec![0u64; nodes], vec![0u64; nodes]);
+    for (d, dem) in inst.demands().iter().enumerate() {
+        let c = inst.chunks(d);
+        let (s, t) = (dem.src as usize, dem.dst as usize);
+        let (a, b) = (tt.node(dem.src) as usize, tt.node(dem.dst) as usize);
+        if a == b {
+            out[s] += c * g;
+            inn[t] += c * g;
+        } else {
+            x_out[s] += c;
+            x_in[t] += c;
+            node_out[a] += c;
+            node_in[b] += c;
+        }
     }
-    inn.iter().max() >= out.iter().max()
+    (0..n)
+        .map(|r| {
+            let node = tt.node(r as u32) as usize;
+            let o = out[r] + x_out[r] * (g - 1) + (node_in[node] - x_in[r]);
+            let i = inn[r] + x_in[r] * (g - 1) + (node_out[node] - x_out[r]);
+            o.max(i)
+        })
+        .collect()
 }
 
 /// Per node pair, its chunks' rails: `(rail, source GPU, destination GPU
@@ -170,9 +218,13 @@ pub(crate) type Routes = Vec<Vec<(u32, u32, u32, u64)>>;
 /// each way less its intra-node chunks. Chunks go to rails in the order
 /// of the module docs, for all pairs at once (each phase over every pair
 /// before the next), each within the room left on every port it uses (the
-/// two NICs, and the NVLink ports of its first and last hop); the rest
-/// to the rail with the most room (past every limit, the least overfull:
-/// the plan then runs longer). `pairs` as `super::node_pairs` lists them.
+/// two NICs, and the NVLink ports of its first and last hop; a relay's
+/// NVLink port less what its own chunks still need there: those beyond
+/// `target` its own NIC cannot carry); the rest to the rail with the most
+/// room counted in ticks (a NIC's room times rho), then the most NIC
+/// room (past every limit, the least overfull: the plan then runs
+/// longer, and an NVLink port past its limit by rho chunks costs a tick
+/// where a NIC's costs rho). `pairs` as `super::node_pairs` lists them.
 pub(crate) fn loaded_rails(
     inst: &Instance,
     tt: TwoTier,
@@ -188,12 +240,15 @@ pub(crate) fn loaded_rails(
             .expect("every inter-node demand's pair is listed")
     };
     let link = (tt.nvlink_speedup as u64).saturating_mul(target) as i64;
+    let rho = tt.nvlink_speedup as i64;
     let mut ports = Ports {
         g,
         nic_out: vec![target as i64; nodes * g],
         nic_in: vec![target as i64; nodes * g],
         nv_out: vec![link; n],
         nv_in: vec![link; n],
+        own_out: vec![0; n],
+        own_in: vec![0; n],
     };
     // Per pair, the G x G chunks (source GPU, destination GPU in the nodes).
     let mut left = vec![0u64; pairs.len() * g * g];
@@ -210,6 +265,10 @@ pub(crate) fn loaded_rails(
         left[pair_of(a, b) * g * g + i * g + j] += c;
         sends[dem.src as usize] += c;
         receives[dem.dst as usize] += c;
+    }
+    for r in 0..n {
+        ports.own_out[r] = sends[r].saturating_sub(target) as i64;
+        ports.own_in[r] = receives[r].saturating_sub(target) as i64;
     }
     let to_first = receives.iter().max() >= sends.iter().max();
     let mut routes: Routes = vec![Vec::new(); pairs.len()];
@@ -245,7 +304,13 @@ pub(crate) fn loaded_rails(
                     // uses (the first of equals); past every limit, the
                     // least overfull.
                     let k = (0..g)
-                        .max_by_key(|&k| (ports.room(pair, i, j, k), std::cmp::Reverse(k)))
+                        .max_by_key(|&k| {
+                            (
+                                ports.room_ticks(pair, i, j, k, rho),
+                                ports.nic_room(pair, k),
+                                std::cmp::Reverse(k),
+                            )
+                        })
                         .expect("G >= 1");
                     let room = ports.room(pair, i, j, k);
                     let c = if room > 0 {
@@ -270,61 +335,106 @@ pub(crate) fn loaded_rails(
     (rails, routes)
 }
 
-/// Room left on each port: NICs by (node, rail), NVLink ports by GPU.
+/// Room left on each port: NICs by (node, rail), NVLink ports by GPU;
+/// and per GPU, the NVLink hops its own chunks still need at least (those
+/// its own NIC cannot carry within the target), which relayed chunks of
+/// other GPUs may not take.
 struct Ports {
     g: usize,
     nic_out: Vec<i64>,
     nic_in: Vec<i64>,
     nv_out: Vec<i64>,
     nv_in: Vec<i64>,
+    own_out: Vec<i64>,
+    own_in: Vec<i64>,
+}
+
+/// A port a chunk uses on its route: a NIC, or an NVLink port used for
+/// the chunk's own GPU (its source's first hop, its destination's last)
+/// or as a relay (the NIC's GPU, receiving a first hop or sending a last).
+#[derive(Clone, Copy)]
+enum Use {
+    NicOut(usize),
+    NicIn(usize),
+    OwnOut(usize),
+    OwnIn(usize),
+    RelayIn(usize),
+    RelayOut(usize),
+    None,
 }
 
 impl Ports {
-    /// The ports a chunk of `(a, i) -> (b, j)` on rail `k` uses, with the
-    /// room left on each.
-    fn uses(&self, (a, b, _): (u32, u32, u64), i: usize, j: usize, k: usize) -> [(u8, usize); 6] {
+    /// The ports a chunk of `(a, i) -> (b, j)` on rail `k` uses.
+    fn uses(&self, (a, b, _): (u32, u32, u64), i: usize, j: usize, k: usize) -> [Use; 6] {
         let (a, b, g) = (a as usize, b as usize, self.g);
-        let none = (4, 0);
+        let (first, last) = (i != k, j != k);
+        let hop = |on: bool, u: Use| if on { u } else { Use::None };
         [
-            (0, a * g + k),
-            (1, b * g + k),
-            if i != k { (2, a * g + i) } else { none },
-            if i != k { (3, a * g + k) } else { none },
-            if j != k { (2, b * g + k) } else { none },
-            if j != k { (3, b * g + j) } else { none },
+            Use::NicOut(a * g + k),
+            Use::NicIn(b * g + k),
+            hop(first, Use::OwnOut(a * g + i)),
+            hop(first, Use::RelayIn(a * g + k)),
+            hop(last, Use::RelayOut(b * g + k)),
+            hop(last, Use::OwnIn(b * g + j)),
         ]
     }
 
-    fn slot(&mut self, kind: u8) -> Option<&mut Vec<i64>> {
-        match kind {
-            0 => Some(&mut self.nic_out),
-            1 => Some(&mut self.nic_in),
-            2 => Some(&mut self.nv_out),
-            3 => Some(&mut self.nv_in),
-            _ => None,
+    /// Room on one port (a relay's NVLink port less what its own chunks
+    /// still need), NICs' times `nic_scale`.
+    fn room_on(&self, u: Use, nic_scale: i64) -> i64 {
+        match u {
+            Use::NicOut(x) => self.nic_out[x].saturating_mul(nic_scale),
+            Use::NicIn(x) => self.nic_in[x].saturating_mul(nic_scale),
+            Use::OwnOut(x) => self.nv_out[x],
+            Use::OwnIn(x) => self.nv_in[x],
+            Use::RelayIn(x) => self.nv_in[x] - self.own_in[x],
+            Use::RelayOut(x) => self.nv_out[x] - self.own_out[x],
+            Use::None => i64::MAX,
         }
     }
 
     /// Room for chunks of `(a, i) -> (b, j)` on rail `k`: the least on the
     /// ports they use.
     fn room(&self, pair: (u32, u32, u64), i: usize, j: usize, k: usize) -> i64 {
+        self.room_ticks(pair, i, j, k, 1)
+    }
+
+    /// The room of [`Ports::room`] in NVLink chunks: a NIC's room times
+    /// `rho` (a tick of a NIC carries one chunk, of NVLink `rho`), so
+    /// ports past their limit compare by the ticks they add.
+    fn room_ticks(&self, pair: (u32, u32, u64), i: usize, j: usize, k: usize, rho: i64) -> i64 {
         self.uses(pair, i, j, k)
             .iter()
-            .map(|&(kind, x)| match kind {
-                0 => self.nic_out[x],
-                1 => self.nic_in[x],
-                2 => self.nv_out[x],
-                3 => self.nv_in[x],
-                _ => i64::MAX,
-            })
+            .map(|&u| self.room_on(u, rho))
             .min()
             .unwrap_or(i64::MAX)
     }
 
+    /// The room on rail `k`'s two NICs for pair `(a, b)`.
+    fn nic_room(&self, (a, b, _): (u32, u32, u64), k: usize) -> i64 {
+        let g = self.g;
+        self.nic_out[a as usize * g + k].min(self.nic_in[b as usize * g + k])
+    }
+
+    /// Takes `c` chunks of `(a, i) -> (b, j)` on rail `k`; a chunk of a
+    /// GPU off its own NIC takes one of the hops its GPU still needs.
     fn take(&mut self, pair: (u32, u32, u64), i: usize, j: usize, k: usize, c: u64) {
-        for (kind, x) in self.uses(pair, i, j, k) {
-            if let Some(v) = self.slot(kind) {
-                v[x] -= c as i64;
+        let c = c as i64;
+        for u in self.uses(pair, i, j, k) {
+            match u {
+                Use::NicOut(x) => self.nic_out[x] -= c,
+                Use::NicIn(x) => self.nic_in[x] -= c,
+                Use::OwnOut(x) => {
+                    self.nv_out[x] -= c;
+                    self.own_out[x] = (self.own_out[x] - c).max(0);
+                }
+                Use::OwnIn(x) => {
+                    self.nv_in[x] -= c;
+                    self.own_in[x] = (self.own_in[x] - c).max(0);
+                }
+                Use::RelayIn(x) => self.nv_in[x] -= c,
+                Use::RelayOut(x) => self.nv_out[x] -= c,
+                Use::None => {}
             }
         }
     }
@@ -359,7 +469,9 @@ mod tests {
             item(4, 3, 7, g, 4),
         ];
         let rails: RailLoads = vec![vec![(0, 5)], vec![(0, 5)], vec![(0, 5)], vec![(0, 5)]];
-        let (out, starts) = by_rails(&seq, &[0, seq.len()], &rails, None);
+        // The receiving node's NVLink ports under more pressure.
+        let pressure = [0, 0, 0, 0, 1, 1, 1, 1];
+        let (out, starts) = by_rails(&seq, &[0, seq.len()], &rails, None, &pressure, u64::MAX);
         assert_eq!(starts, vec![0, out.len()]);
         // Cut in rail order by the shares, as the placement does.
         let (mut rail, mut filled) = (0usize, 0u64);
@@ -389,6 +501,63 @@ mod tests {
         assert!(per_rail[2].iter().all(|&(_, d, _)| d == 2), "{per_rail:?}");
         assert!(per_rail[1].iter().any(|&(d, _, _)| d == 0), "{per_rail:?}");
         assert!(per_rail[3].iter().any(|&(d, _, _)| d == 4), "{per_rail:?}");
+    }
+
+    #[test]
+    fn a_tight_ports_last_hops_come_first_on_a_rail_and_its_first_hops_last() {
+        // One pair (node 0 -> node 1), G = 4, one rail of 8. GPU 6 (node 1,
+        // index 2) is tight: on rail 0 its chunks (a last hop into it) go
+        // first; GPU 1 (node 0, index 1) is tight too: its chunks (a first
+        // hop out of it) go last; the rest in demand order between.
+        let g = 4;
+        let seq = vec![
+            item(0, 0, 4, g, 1),
+            item(1, 1, 5, g, 2),
+            item(2, 2, 6, g, 3),
+            item(3, 3, 7, g, 2),
+        ];
+        let rails: RailLoads = vec![vec![(0, 8)], vec![], vec![], vec![]];
+        let pressure = [0, 9, 0, 0, 0, 0, 9, 0];
+        let (out, _) = by_rails(&seq, &[0, seq.len()], &rails, None, &pressure, 9);
+        let order: Vec<u32> = out.iter().map(|i| i.demand).collect();
+        assert_eq!(order, vec![2, 0, 3, 1]);
+    }
+
+    #[test]
+    fn loaded_rails_keep_a_saturated_gpus_nvlink_for_its_own_chunks() {
+        // Nodes of 2, rho 1. GPU 0 receives 10 chunks from each GPU of
+        // node 1 and 2 from GPU 1: at the target 11 its own NIC carries 11
+        // and its NVLink port the other 9 plus the 2 intra-node ones, full.
+        // GPU 1's 10 chunks out must then leave on its own NIC: relayed
+        // through GPU 0 they would take the room GPU 0's own chunks need.
+        let demands: Vec<Demand> = [
+            (2u32, 0u32, 10u64),
+            (3, 0, 10),
+            (1, 0, 2),
+            (1, 2, 5),
+            (1, 3, 5),
+        ]
+        .iter()
+        .map(|&(src, dst, c)| Demand {
+            src,
+            dst,
+            bits: 64 * c,
+        })
+        .collect();
+        let inst = Instance::new(Model::Read1Write1, 4, 64, demands, &Limits::default()).unwrap();
+        let tt = TwoTier {
+            gpus_per_node: 2,
+            nvlink_speedup: 1,
+        };
+        let pairs = vec![(0u32, 1u32, 10u64), (1, 0, 20)];
+        let (_, routes) = loaded_rails(&inst, tt, &pairs, 11);
+        // Node 0 -> 1: nothing on rail 0 (GPU 0's NIC).
+        assert!(routes[0].iter().all(|r| r.0 == 1), "{:?}", routes[0]);
+        // GPU 0's NVLink receive side: 2 intra-node chunks and the last
+        // hops of its chunks off rail 0, within rho x 11.
+        let last_hops: u64 = routes[1].iter().filter(|r| r.0 != 0).map(|r| r.3).sum();
+        assert!(2 + last_hops <= 11, "{:?}", routes[1]);
+        assert_eq!(routes[1].iter().map(|r| r.3).sum::<u64>(), 20);
     }
 
     #[test]

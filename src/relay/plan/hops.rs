@@ -56,6 +56,14 @@ const WINDOW: u64 = 128;
 /// before its first hops ([`Ahead`]).
 const EDGE_PART: u64 = 4;
 
+/// A GPU's NVLink port is tight when the even split would load it to
+/// this percentage of `rho x` the NIC layer's ticks or more
+/// (`super::align::nvlink_pressure`): the rails then take the chunks
+/// that spare it first, and its first hops are placed before last hops
+/// (`FirstHops`). Measured on hot-column matrices at sigma 0.8-1.6
+/// (doc/performance.md "Relays at sigma 1.6"): 60-95 plan alike.
+const TIGHT_PERCENT: u64 = 95;
+
 /// Where a rail's segment of a pair stands: the sequence position of the
 /// demand it is in, the next chunk of that demand, and the run it is
 /// extending (not yet written: `count` 0 when there is none).
@@ -94,23 +102,44 @@ pub(crate) fn place(
     nic_ticks: u64,
 ) -> Vec<RelayRun> {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
-    // Aligned where routes were chosen, or where NVLink carries under half
-    // of G chunks a tick (at rho 4 of G 8 the source order planned closer
-    // to the bound: doc/performance.md "Relays where NVLink binds").
-    if routes.is_some() || 2 * tt.nvlink_speedup < tt.gpus_per_node {
-        (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes);
+    // Aligned where routes were chosen, where NVLink carries under half of
+    // G chunks a tick, or where a GPU's NVLink port is tight (at rho 4 of
+    // G 8 the source order planned closer to the bound otherwise:
+    // doc/performance.md "Relays where NVLink binds").
+    let mut tight = false;
+    if tt.nvlink_speedup < tt.gpus_per_node {
+        let pressure = super::align::nvlink_pressure(inst, tt);
+        let limit =
+            TIGHT_PERCENT * tt.nvlink_speedup as u64 * tt.gpus_per_node as u64 * nic_ticks / 100;
+        tight = pressure.iter().any(|&p| p >= limit);
+        if routes.is_some() || 2 * tt.nvlink_speedup < tt.gpus_per_node || tight {
+            (seq, pair_start) =
+                super::align::by_rails(&seq, &pair_start, rails, routes, &pressure, limit);
+        }
+    } else if routes.is_some() {
+        (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes, &[], u64::MAX);
     }
     let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
     let n = inst.slots as usize;
     let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
+    let first_until = nic_ticks / EDGE_PART;
+    let last_from = nic_ticks - nic_ticks / EDGE_PART;
+    // Where a port is tight, the first hops of every window before the
+    // last quarter's are placed before any last hop (`FirstHops`).
+    let early = if tight {
+        let early = FirstHops::place(tt, &seq, &mut cursors, &mut grid, intervals, last_from);
+        cursors = segments(&seq, &pair_start, pairs.len(), rails);
+        Some(early)
+    } else {
+        None
+    };
+    let early_until = early.as_ref().map_or(0, |e| e.until);
     let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
     // The intervals active in the window, each with its next tick.
     let mut active: Vec<(usize, u64)> = Vec::new();
     // In the windows that place one kind of NVLink hop first ([`Ahead`]):
     // per active interval, where its hops' ticks start in `ahead`, and its
     // cursor's position before they were placed.
-    let first_until = nic_ticks / EDGE_PART;
-    let last_from = nic_ticks - nic_ticks / EDGE_PART;
     let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
     let mut next = 0usize;
     let mut window = 0u64;
@@ -120,7 +149,9 @@ pub(crate) fn place(
             active.push((next, intervals[next].start));
             next += 1;
         }
-        let kind = if window < first_until {
+        let kind = if window < early_until {
+            None
+        } else if window < first_until {
             Some(Ahead::First)
         } else if end > last_from {
             Some(Ahead::Last)
@@ -160,7 +191,10 @@ pub(crate) fn place(
             let iv = &intervals[x];
             let to = (iv.start + iv.len).min(end);
             let cur = &mut cursors[iv.cursor as usize];
-            let given = kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize]));
+            let given = match &early {
+                Some(e) if window < e.until => Some((Ahead::First, e.of(x, iv, from..to))),
+                _ => kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize])),
+            };
             let span = Span {
                 iv,
                 ticks: from..to,
@@ -312,6 +346,77 @@ fn place_ticks(
                 relay_last = item.dst_local != k;
             }
         }
+    }
+}
+
+/// The first hops of every window before `until`, placed before any last
+/// hop: where a GPU's NVLink port is tight, last hops that wait for room
+/// book its ticks far ahead of the sweep, and a later chunk's first hop,
+/// which can only move earlier, then lands hundreds of ticks before its
+/// NIC hop or before the plan's start. Placed first, first hops take
+/// their ticks one before their NIC hops and the last hops fill around
+/// them (the last quarter keeps [`Ahead::Last`]: there a late last hop
+/// lengthens the plan).
+struct FirstHops {
+    /// Windows starting before this tick are given their first hops.
+    until: u64,
+    /// Per NIC tick of every interval, its chunk's first hop's tick
+    /// relative to it (0: none); interval `x`'s from `at[x]`.
+    ticks: Vec<i64>,
+    at: Vec<usize>,
+}
+
+impl FirstHops {
+    /// Sweeps the windows ending by `last_from` as the placement does,
+    /// taking only the first hops on `grid` (`cursors` move past them).
+    fn place(
+        tt: TwoTier,
+        seq: &[Item],
+        cursors: &mut [Cursor],
+        grid: &mut Grid,
+        intervals: &[Interval],
+        last_from: u64,
+    ) -> FirstHops {
+        let mut at = Vec::with_capacity(intervals.len());
+        let mut total = 0usize;
+        for iv in intervals {
+            at.push(total);
+            total += iv.len as usize;
+        }
+        let mut ticks = vec![0i64; total];
+        let mut part = Vec::new();
+        let mut active: Vec<(usize, u64)> = Vec::new();
+        let (mut next, mut window) = (0usize, 0u64);
+        while (next < intervals.len() || !active.is_empty()) && window + WINDOW <= last_from {
+            let end = window + WINDOW;
+            while next < intervals.len() && intervals[next].start < end {
+                active.push((next, intervals[next].start));
+                next += 1;
+            }
+            active.retain_mut(|(x, from)| {
+                let iv = &intervals[*x];
+                let to = (iv.start + iv.len).min(end);
+                part.clear();
+                let cur = &mut cursors[iv.cursor as usize];
+                hops_ahead(tt, seq, cur, grid, (iv, *from..to), Ahead::First, &mut part);
+                let o = at[*x] + (*from - iv.start) as usize;
+                ticks[o..o + part.len()].copy_from_slice(&part);
+                *from = to;
+                to < iv.start + iv.len
+            });
+            window = end;
+        }
+        FirstHops {
+            until: last_from / WINDOW * WINDOW,
+            ticks,
+            at,
+        }
+    }
+
+    /// The first hops of interval `x` (`iv`) in ticks `ticks`.
+    fn of(&self, x: usize, iv: &Interval, ticks: std::ops::Range<u64>) -> &[i64] {
+        let o = self.at[x] + (ticks.start - iv.start) as usize;
+        &self.ticks[o..o + (ticks.end - ticks.start) as usize]
     }
 }
 
