@@ -64,7 +64,7 @@ pub fn plan_relay(inst: &Instance, tt: TwoTier) -> Result<RelaySolution, RelayEr
         })
         .max()
         .unwrap_or(0);
-    let (mut schedule, nic_ticks) = plan::build_schedule(inst, tt, certificate.bound)?;
+    let (mut schedule, nic_ticks) = plan::build_schedule(inst, tt, &loads, certificate.bound)?;
     if schedule.ticks > direct_ticks {
         // Where NVLink binds hard (rho 1, a hot GPU) the relayed plan can
         // take longer than the best direct one, which is valid too.

@@ -10,7 +10,7 @@
 //! `k`'s part holds first the chunks that need no NVLink hop on it (GPU
 //! `k` to GPU `k`), then those of one side's GPU `k`, then of the other
 //! side's, then the rest: which side first is chosen per pair and rail,
-//! the GPU whose NVLink port is under more pressure (`nvlink_pressure`,
+//! the GPU whose NVLink port is under more pressure (`super::pressure`,
 //! its load under the even split). A hot GPU's own NIC so carries its
 //! chunks as far as its share goes, and only the rest crosses NVLink.
 //! Within a rail's part, chunks whose NVLink hop lands on a tight port
@@ -33,8 +33,8 @@ use crate::relay::model::TwoTier;
 /// demands at `seq[pair_start[p]..pair_start[p + 1]]`) reordered and cut
 /// so that the rails' consecutive shares of each pair (`rails`, in rail
 /// order) take the chunks the module docs say. `pressure` per GPU as
-/// [`nvlink_pressure`] gives it (empty where `routes` are given), a port
-/// tight from `tight` on.
+/// [`super::pressure::Pressure`] has it (empty where `routes` are given),
+/// a port tight from `tight` on.
 pub(crate) fn by_rails(
     seq: &[Item],
     pair_start: &[usize],
@@ -170,42 +170,6 @@ fn take(item: &Item, left: &mut u64, room: &mut u64, pieces: &mut Vec<Item>) {
     });
     *left -= n;
     *room -= n;
-}
-
-/// Each GPU's NVLink load (the busier of its two directions, times G) if
-/// every pair's chunks were spread evenly over the rails: its intra-node
-/// chunks, `(G-1)/G` of its inter-node chunks (first and last hops), and
-/// the relayed hops through it (`1/G` of its node's other GPUs' chunks
-/// each way). Only compared, to choose whose chunks a rail takes first.
-pub(crate) fn nvlink_pressure(inst: &Instance, tt: TwoTier) -> Vec<u64> {
-    let g = tt.gpus_per_node as u64;
-    let n = inst.slots as usize;
-    let nodes = tt.nodes(inst.slots) as usize;
-    let (mut out, mut inn) = (vec![0u64; n], vec![0u64; n]);
-    let (mut x_out, mut x_in) = (vec![0u64; n], vec![0u64; n]);
-    let (mut node_out, mut node_in) = (vec![0u64; nodes], vec![0u64; nodes]);
-    for (d, dem) in inst.demands().iter().enumerate() {
-        let c = inst.chunks(d);
-        let (s, t) = (dem.src as usize, dem.dst as usize);
-        let (a, b) = (tt.node(dem.src) as usize, tt.node(dem.dst) as usize);
-        if a == b {
-            out[s] += c * g;
-            inn[t] += c * g;
-        } else {
-            x_out[s] += c;
-            x_in[t] += c;
-            node_out[a] += c;
-            node_in[b] += c;
-        }
-    }
-    (0..n)
-        .map(|r| {
-            let node = tt.node(r as u32) as usize;
-            let o = out[r] + x_out[r] * (g - 1) + (node_in[node] - x_in[r]);
-            let i = inn[r] + x_in[r] * (g - 1) + (node_out[node] - x_out[r]);
-            o.max(i)
-        })
-        .collect()
 }
 
 /// Per node pair, its chunks' rails: `(rail, source GPU, destination GPU

@@ -56,14 +56,6 @@ const WINDOW: u64 = 128;
 /// before its first hops ([`Ahead`]).
 const EDGE_PART: u64 = 4;
 
-/// A GPU's NVLink port is tight when the even split would load it to
-/// this percentage of `rho x` the NIC layer's ticks or more
-/// (`super::align::nvlink_pressure`): the rails then take the chunks
-/// that spare it first, and its first hops are placed before last hops
-/// (`FirstHops`). Measured on hot-column matrices at sigma 0.8-1.6
-/// (doc/performance.md "Relays at sigma 1.6"): 60-95 plan alike.
-const TIGHT_PERCENT: u64 = 95;
-
 /// Where a rail's segment of a pair stands: the sequence position of the
 /// demand it is in, the next chunk of that demand, and the run it is
 /// extending (not yet written: `count` 0 when there is none).
@@ -100,22 +92,19 @@ pub(crate) fn place(
     routes: Option<&super::align::Routes>,
     intervals: &[Interval],
     nic_ticks: u64,
+    pressure: Option<&super::pressure::Pressure>,
 ) -> Vec<RelayRun> {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
     // Aligned where routes were chosen, where NVLink carries under half of
     // G chunks a tick, or where a GPU's NVLink port is tight (at rho 4 of
     // G 8 the source order planned closer to the bound otherwise:
     // doc/performance.md "Relays where NVLink binds").
-    let mut tight = false;
-    if tt.nvlink_speedup < tt.gpus_per_node {
-        let pressure = super::align::nvlink_pressure(inst, tt);
-        let limit =
-            TIGHT_PERCENT * tt.nvlink_speedup as u64 * tt.gpus_per_node as u64 * nic_ticks / 100;
-        tight = pressure.iter().any(|&p| p >= limit);
-        if routes.is_some() || 2 * tt.nvlink_speedup < tt.gpus_per_node || tight {
-            (seq, pair_start) =
-                super::align::by_rails(&seq, &pair_start, rails, routes, &pressure, limit);
-        }
+    let tight = pressure.is_some_and(|p| p.any_tight());
+    if let Some(p) =
+        pressure.filter(|_| routes.is_some() || 2 * tt.nvlink_speedup < tt.gpus_per_node || tight)
+    {
+        (seq, pair_start) =
+            super::align::by_rails(&seq, &pair_start, rails, routes, &p.per_gpu, p.limit);
     } else if routes.is_some() {
         (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes, &[], u64::MAX);
     }

@@ -14,10 +14,13 @@ mod grid;
 mod hops;
 mod item;
 mod nic;
+mod pressure;
 mod rails;
+mod shares;
 
 pub(crate) use direct::direct_schedule;
 
+use super::bounds::Loads;
 use super::model::{RelayError, TwoTier};
 use super::schedule::{RelayRun, RelaySchedule};
 use crate::instance::Instance;
@@ -31,15 +34,24 @@ const PARALLEL_RUNS: usize = 1 << 15;
 pub(crate) fn build_schedule(
     inst: &Instance,
     tt: TwoTier,
+    loads: &Loads,
     bound: u64,
 ) -> Result<(RelaySchedule, u64), RelayError> {
     let pairs = node_pairs(inst, tt)?;
     let nodes = tt.nodes(inst.slots);
+    let pressure = pressure::Pressure::of(tt, loads, bound);
     let (rails, routes) = if bound > node_bound(nodes, tt.gpus_per_node, &pairs) {
         let (rails, routes) = align::loaded_rails(inst, tt, &pairs, bound);
         (rails, Some(routes))
     } else {
-        (rails::split_rails(nodes, tt.gpus_per_node, &pairs)?, None)
+        let even = rails::split_rails(nodes, tt.gpus_per_node, &pairs)?;
+        match pressure.as_ref().filter(|p| p.any_tight()) {
+            Some(p) => (
+                shares::favour_tight(inst, tt, &pairs, &even, p, bound),
+                None,
+            ),
+            None => (even, None),
+        }
     };
     let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
     let mut runs = hops::place(
@@ -50,6 +62,7 @@ pub(crate) fn build_schedule(
         routes.as_ref(),
         &intervals,
         nic_ticks,
+        pressure.as_ref(),
     );
     // The ticks counted from the plan's first, and the plan's length: two
     // passes over every run, on the thread pool for large plans.
