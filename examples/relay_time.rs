@@ -7,7 +7,8 @@
 //! of `REPS` calls per size and rho, and the ticks against the bound.
 //!
 //! `MIMALLOC_PURGE_DELAY=-1 cargo run --release --example relay_time
-//! [REPS] [SIZES...]` (defaults: 21 calls; 64, 256 and 1,024 ranks; the
+//! [REPS] [SIZES...]` (defaults: 21 calls; 64, 256 and 1,024 ranks; rho 4
+//! and 8, or those `RHOS=4,8` lists; the
 //! variable does what the Python module sets at import: freed pages are
 //! kept for the next plan). Python adds its own call overhead and reads
 //! the numpy array's bytes in place (no copy).
@@ -60,7 +61,14 @@ fn main() {
     }
     for n in sizes {
         let bytes = moe_bytes(n);
-        for rho in [4u32, 8] {
+        for rho in std::env::var("RHOS")
+            .map(|v| {
+                v.split(',')
+                    .map(|r| r.parse::<u32>().expect("RHOS: numbers"))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or(vec![4u32, 8])
+        {
             let tt = TwoTier {
                 gpus_per_node: 8,
                 nvlink_speedup: rho,
