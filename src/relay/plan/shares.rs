@@ -20,9 +20,9 @@
 //!    share, so node `b`'s NICs carry what they did.
 //!
 //! `super::align::by_rails` then gives rail `j`'s share to `(b,j)`'s
-//! chunks first. Measured on the Rust generator's hot columns (64 and 256
-//! ranks, x4 and x6, sigma 1.2 and 1.6, rho 4 and 8; 192 plans): 3 plans
-//! outside 2% + 2 of the bound with the even split, none with these
+//! chunks first. Measured on the Rust generator's hot columns (`cargo run
+//! --release --example relay_gap`: 240 plans at 64 and 256 ranks): 3
+//! plans outside 2% + 2 of the bound with the even split, none with these
 //! shares (doc/performance.md "Relays at sigma 1.6").
 
 use super::pressure::Pressure;
