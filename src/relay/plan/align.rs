@@ -108,9 +108,9 @@ pub(crate) fn by_rails(
         for (k, rail) in pieces.iter_mut().enumerate() {
             // Chunks with a last hop to a tight GPU first (its NVLink port
             // busy from the start, drained before the end), with a first
-            // hop from one last; else in demand order, a demand's pieces
-            // in chunk order, joined where they continue each other (one
-            // run, not several).
+            // hop from one last; within those classes as `edge` says, then
+            // in demand order, a demand's pieces in chunk order, joined
+            // where they continue each other (one run, not several).
             let hot = |r: u32| pressure.get(r as usize).is_some_and(|&p| p >= tight);
             let class = |i: &Item| {
                 let relay = i.src - i.src_local + k as u32;
@@ -123,7 +123,16 @@ pub(crate) fn by_rails(
                     1
                 }
             };
-            rail.sort_unstable_by_key(|i| (class(i), i.demand, i.first));
+            // Then chunks without a first hop (the rail's own GPU's) first,
+            // those without a last hop last: the NIC layer starts with
+            // chunks whose first hops need no earlier tick and ends with
+            // chunks whose last hops need no later one.
+            let edge = |i: &Item| match (i.src_local as usize != k, i.dst_local as usize != k) {
+                (false, _) => 0u8,
+                (true, true) => 1,
+                (true, false) => 2,
+            };
+            rail.sort_unstable_by_key(|i| (class(i), edge(i), i.demand, i.first));
             let from = out.len();
             for piece in rail.drain(..) {
                 let joins = out.len() > from && {
