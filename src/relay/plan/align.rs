@@ -297,15 +297,7 @@ pub(crate) fn loaded_rails(
             }
         }
     }
-    let rails = (0..g)
-        .map(|k| {
-            (0..pairs.len())
-                .filter(|&p| share[p * g + k] > 0)
-                .map(|p| (p as u32, share[p * g + k]))
-                .collect()
-        })
-        .collect();
-    (rails, routes)
+    (super::rails::from_dense(&share, g, pairs.len()), routes)
 }
 
 /// Room left on each port: NICs by (node, rail), NVLink ports by GPU;

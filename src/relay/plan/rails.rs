@@ -19,6 +19,19 @@ use std::collections::HashMap;
 /// into the pairs given, chunks > 0), in pair order.
 pub(crate) type RailLoads = Vec<Vec<(u32, u64)>>;
 
+/// Rail loads from dense shares (`share[p * g + k]`: pair `p`'s chunks on
+/// rail `k`, `pairs` of them).
+pub(crate) fn from_dense(share: &[u64], g: usize, pairs: usize) -> RailLoads {
+    (0..g)
+        .map(|k| {
+            (0..pairs)
+                .filter(|&p| share[p * g + k] > 0)
+                .map(|p| (p as u32, share[p * g + k]))
+                .collect()
+        })
+        .collect()
+}
+
 /// Splits `pairs` (`(a, b, chunks)`, distinct pairs, `a != b`) over `g`
 /// rails. O(pairs x g) plus the König colouring of the leftovers.
 pub(crate) fn split_rails(

@@ -119,14 +119,7 @@ pub(crate) fn favour_tight(
             });
         }
     }
-    (0..g)
-        .map(|k| {
-            (0..pairs.len())
-                .filter(|&p| s.share[p * g + k] > 0)
-                .map(|p| (p as u32, s.share[p * g + k]))
-                .collect()
-        })
-        .collect()
+    super::rails::from_dense(&s.share, g, pairs.len())
 }
 
 /// Moves shares within `group` (pairs sharing the tight GPU's node
@@ -194,9 +187,10 @@ fn favour(
                 continue;
             }
             for k in others(fq) {
+                let far_nic = s.nics(side).1;
                 let room = cap
-                    .saturating_sub(s.far_nic(side)[fp * g + j])
-                    .min(cap.saturating_sub(s.far_nic(side)[fq * g + k]));
+                    .saturating_sub(far_nic[fp * g + j])
+                    .min(cap.saturating_sub(far_nic[fq * g + k]));
                 let x = short(s, p)
                     .min(spare(s, q))
                     .min(s.share[p * g + k])
@@ -218,22 +212,28 @@ fn near_far(pairs: &[(u32, u32, u64)], side: Side, p: usize) -> (usize, usize) {
 }
 
 impl Shares {
-    /// The NICs at the far end of the pairs on `side`: the sources' (out)
-    /// for pairs into the tight GPU's node, else the destinations' (in).
-    fn far_nic(&self, side: Side) -> &[u64] {
+    /// The NICs' loads at the tight GPU's end of the pairs on `side` and
+    /// at their far end: for pairs into its node (`Dst`) the receiving
+    /// NICs there and the sources' sending ones, else the other way round.
+    fn nics(&self, side: Side) -> (&[u64], &[u64]) {
         match side {
-            Side::Dst => &self.nic_out,
-            Side::Src => &self.nic_in,
+            Side::Dst => (&self.nic_in, &self.nic_out),
+            Side::Src => (&self.nic_out, &self.nic_in),
+        }
+    }
+
+    /// [`Shares::nics`], to change.
+    fn nics_mut(&mut self, side: Side) -> (&mut [u64], &mut [u64]) {
+        match side {
+            Side::Dst => (&mut self.nic_in, &mut self.nic_out),
+            Side::Src => (&mut self.nic_out, &mut self.nic_in),
         }
     }
 
     /// Room below `cap` on rail `rail` at both ends (`near`, `far` nodes).
     fn room(&self, side: Side, (near, far): (usize, usize), rail: usize, cap: u64) -> u64 {
         let g = self.g;
-        let (near_nic, far_nic) = match side {
-            Side::Dst => (&self.nic_in, &self.nic_out),
-            Side::Src => (&self.nic_out, &self.nic_in),
-        };
+        let (near_nic, far_nic) = self.nics(side);
         cap.saturating_sub(near_nic[near * g + rail])
             .min(cap.saturating_sub(far_nic[far * g + rail]))
     }
@@ -254,10 +254,7 @@ impl Shares {
         let g = self.g;
         self.share[p * g + from] -= x;
         self.share[p * g + to] += x;
-        let (near_nic, far_nic) = match side {
-            Side::Dst => (&mut self.nic_in, &mut self.nic_out),
-            Side::Src => (&mut self.nic_out, &mut self.nic_in),
-        };
+        let (near_nic, far_nic) = self.nics_mut(side);
         near_nic[near * g + from] -= x;
         near_nic[near * g + to] += x;
         far_nic[far * g + from] -= x;
