@@ -268,6 +268,76 @@ mod tests {
     use crate::gen::skew::Skew;
     use crate::instance::{Limits, Model};
 
+    /// Every NIC's load over the rails (sending, receiving) and every
+    /// pair's total.
+    fn loads_of(
+        rails: &RailLoads,
+        pairs: &[(u32, u32, u64)],
+        nodes: usize,
+    ) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+        let g = rails.len();
+        let (mut out, mut inn) = (vec![0u64; nodes * g], vec![0u64; nodes * g]);
+        let mut total = vec![0u64; pairs.len()];
+        for (k, rail) in rails.iter().enumerate() {
+            for &(p, c) in rail {
+                let (a, b, _) = pairs[p as usize];
+                out[a as usize * g + k] += c;
+                inn[b as usize * g + k] += c;
+                total[p as usize] += c;
+            }
+        }
+        (out, inn, total)
+    }
+
+    #[test]
+    fn shares_keep_every_pair_and_every_nic_within_the_even_splits_bound() {
+        // Hot columns of several sizes, skews and seeds at rho 1-4, G 4
+        // and 8: wherever a port is tight, the moved shares keep each
+        // pair's chunks and each NIC within the bound the even split had.
+        let mut tight_seen = 0;
+        for (n, g) in [(32u32, 4u32), (64, 8), (128, 8)] {
+            for (sigma, hot_factor, seed) in [(0.8, 4u64, 1u64), (1.2, 6, 2), (1.6, 6, 3)] {
+                let skew = Skew {
+                    mean_bits: 256.0,
+                    sigma,
+                    hot: (n / 16).max(1),
+                    hot_factor,
+                };
+                let demands = skew.all_to_all(n, seed).unwrap();
+                let inst =
+                    Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap();
+                for rho in 1..=4u32.min(g - 1) {
+                    let tt = TwoTier {
+                        gpus_per_node: g,
+                        nvlink_speedup: rho,
+                    };
+                    let nodes = tt.nodes(n) as usize;
+                    let pairs = super::super::node_pairs(&inst, tt).unwrap();
+                    let even = super::super::rails::split_rails(nodes as u32, g, &pairs).unwrap();
+                    let (out, inn, _) = loads_of(&even, &pairs, nodes);
+                    let bound = out.iter().chain(&inn).copied().max().unwrap();
+                    let loads = crate::relay::bounds::Loads::of(&inst, tt).unwrap();
+                    let pressure = Pressure::of(tt, &loads, bound).unwrap();
+                    if !pressure.any_tight() {
+                        continue;
+                    }
+                    tight_seen += 1;
+                    let moved = favour_tight(&inst, tt, &pairs, &even, &pressure, bound);
+                    let (out, inn, total) = loads_of(&moved, &pairs, nodes);
+                    let at = format!("n {n} g {g} sigma {sigma} rho {rho}");
+                    assert!(
+                        out.iter().chain(&inn).all(|&l| l <= bound),
+                        "{at}: a NIC past {bound}"
+                    );
+                    for (p, &(_, _, c)) in pairs.iter().enumerate() {
+                        assert_eq!(total[p], c, "{at}: pair {p}");
+                    }
+                }
+            }
+        }
+        assert!(tight_seen >= 5, "only {tight_seen} cases with a tight port");
+    }
+
     #[test]
     fn a_tight_gpus_rail_carries_its_own_chunks_and_no_nic_passes_the_bound() {
         // The Rust generator's 64 ranks, x6, sigma 1.6, seed 0 at rho 4:
@@ -298,19 +368,12 @@ mod tests {
         let pressure = Pressure::of(tt, &loads, bound).unwrap();
         assert!(pressure.tight(37));
         let favoured = favour_tight(&inst, tt, &pairs, &even, &pressure, bound);
-        // Per rail and node, the NICs' loads; per pair, its chunks.
-        let (mut out, mut inn) = (vec![0u64; 64], vec![0u64; 64]);
-        let mut total = vec![0u64; pairs.len()];
+        let (out, inn, total) = loads_of(&favoured, &pairs, 8);
+        // Rail 5 of the pairs into node 4: GPU 37's own NIC.
         let mut to_37_rail = vec![0u64; pairs.len()];
-        for (k, rail) in favoured.iter().enumerate() {
-            for &(p, c) in rail {
-                let (a, b, _) = pairs[p as usize];
-                out[a as usize * 8 + k] += c;
-                inn[b as usize * 8 + k] += c;
-                total[p as usize] += c;
-                if b == 4 && k == 5 {
-                    to_37_rail[p as usize] = c;
-                }
+        for &(p, c) in &favoured[5] {
+            if pairs[p as usize].1 == 4 {
+                to_37_rail[p as usize] = c;
             }
         }
         assert!(
