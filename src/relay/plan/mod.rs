@@ -3,9 +3,13 @@
 //! within the node bound), each rail's NIC layer coloured by König
 //! (`nic`, through `colour`, the one call into the solvers) and kept as
 //! intervals of repeated rounds, and the NVLink hops pipelined around it
-//! (`hops`, on the per-tick NVLink use of `grid`), written as runs. The
-//! plan is validated by `super::check` before it is returned. `direct`
-//! writes the best direct plan the same way, for where relays do not pay.
+//! (`hops`, on the per-tick NVLink use of `grid`), written as runs. Where
+//! NVLink is slow or a GPU's NVLink port tight (`pressure`), the rails'
+//! shares favour the tight GPUs (`shares`, or `align::loaded_rails` where
+//! NVLink binds) and each pair's chunks are ordered for the rails
+//! (`align::by_rails`). The plan is validated by `super::check` before it
+//! is returned. `direct` writes the best direct plan the same way, for
+//! where relays do not pay.
 
 mod align;
 mod colour;
