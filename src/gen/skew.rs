@@ -84,11 +84,24 @@ pub(crate) fn test_instance(
     k: u64,
     seed: u64,
 ) -> crate::instance::Instance {
+    test_hot_columns(model, n, k, (1.2, 4), seed)
+}
+
+/// [`test_instance`] with the log-normal sigma and the hot slots' factor
+/// given: `(sigma, hot_factor)`.
+#[cfg(test)]
+pub(crate) fn test_hot_columns(
+    model: crate::instance::Model,
+    n: u32,
+    k: u64,
+    (sigma, hot_factor): (f64, u64),
+    seed: u64,
+) -> crate::instance::Instance {
     let skew = Skew {
         mean_bits: (64 * k) as f64,
-        sigma: 1.2,
+        sigma,
         hot: (n / 16).max(1),
-        hot_factor: 4,
+        hot_factor,
     };
     let demands = skew.all_to_all(n, seed).expect("valid skew");
     crate::instance::Instance::new(model, n, 64, demands, &Default::default()).expect("valid")

@@ -215,8 +215,8 @@ fn weights(tt: TwoTier, a: u32, duals: &[f64]) -> Vec<PortWeight> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::skew::Skew;
-    use crate::instance::{Limits, Model};
+    use crate::gen::skew::test_hot_columns;
+    use crate::instance::Model;
 
     /// The own-first point as matrices (`f[i][k]`: GPU `i`'s chunks out
     /// through NIC `k`; `g[k][j]`: GPU `j`'s in through NIC `k`) and every
@@ -274,15 +274,7 @@ mod tests {
         let mut below_even = 0;
         for (n, g) in [(32u32, 4u32), (64, 8)] {
             for (sigma, hot_factor, seed) in [(0.8, 4u64, 1u64), (1.2, 6, 2), (1.6, 6, 3)] {
-                let skew = Skew {
-                    mean_bits: 256.0,
-                    sigma,
-                    hot: (n / 16).max(1),
-                    hot_factor,
-                };
-                let demands = skew.all_to_all(n, seed).unwrap();
-                let inst =
-                    Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap();
+                let inst = test_hot_columns(Model::Read1Write1, n, 4, (sigma, hot_factor), seed);
                 for rho in 1..=4u32 {
                     let tt = TwoTier {
                         gpus_per_node: g,

@@ -265,8 +265,8 @@ impl Shares {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::skew::Skew;
-    use crate::instance::{Limits, Model};
+    use crate::gen::skew::test_hot_columns;
+    use crate::instance::Model;
 
     /// Every NIC's load over the rails (sending, receiving) and every
     /// pair's total.
@@ -297,15 +297,7 @@ mod tests {
         let mut tight_seen = 0;
         for (n, g) in [(32u32, 4u32), (64, 8), (128, 8)] {
             for (sigma, hot_factor, seed) in [(0.8, 4u64, 1u64), (1.2, 6, 2), (1.6, 6, 3)] {
-                let skew = Skew {
-                    mean_bits: 256.0,
-                    sigma,
-                    hot: (n / 16).max(1),
-                    hot_factor,
-                };
-                let demands = skew.all_to_all(n, seed).unwrap();
-                let inst =
-                    Instance::new(Model::Read1Write1, n, 64, demands, &Limits::default()).unwrap();
+                let inst = test_hot_columns(Model::Read1Write1, n, 4, (sigma, hot_factor), seed);
                 for rho in 1..=4u32.min(g - 1) {
                     let tt = TwoTier {
                         gpus_per_node: g,
@@ -343,20 +335,7 @@ mod tests {
         // The Rust generator's 64 ranks, x6, sigma 1.6, seed 0 at rho 4:
         // GPU 37's own NIC carried 366 of its 1,464 chunks with the even
         // split (the bound 428), and the plan took 455 ticks.
-        let skew = Skew {
-            mean_bits: 256.0,
-            sigma: 1.6,
-            hot: 4,
-            hot_factor: 6,
-        };
-        let inst = Instance::new(
-            Model::Read1Write1,
-            64,
-            64,
-            skew.all_to_all(64, 0).unwrap(),
-            &Limits::default(),
-        )
-        .unwrap();
+        let inst = test_hot_columns(Model::Read1Write1, 64, 4, (1.6, 6), 0);
         let tt = TwoTier {
             gpus_per_node: 8,
             nvlink_speedup: 4,
