@@ -75,8 +75,55 @@ fn plans_validate_and_sit_above_their_certified_bound() {
             sol.lower_bound
         );
         assert!(sol.nic_ticks >= sol.node_bound);
+        assert_eq!(hop_span(&sol.schedule), (0, sol.ticks - 1), "n {n} g {g}");
         // Deterministic.
         assert_eq!(plan_relay(&inst, tt).unwrap().schedule, sol.schedule);
+    }
+}
+
+/// The ticks from the schedule's first hop to its last, inclusive.
+fn hop_span(s: &RelaySchedule) -> (u64, u64) {
+    let first = s.runs.iter().map(|r| r.hops()[0].tick).min().unwrap();
+    let last = s
+        .runs
+        .iter()
+        .map(|r| r.hops()[r.hops().len() - 1].tick + r.count - 1)
+        .max()
+        .unwrap();
+    (first, last)
+}
+
+/// 256 ranks make a NIC layer long enough to be swept in two halves on
+/// the thread pool (`relay::plan::sweep`): the plan must not depend on the
+/// threads, and its length is exactly its hops' span, from tick 0.
+#[test]
+fn large_plans_are_the_same_on_any_number_of_threads_and_span_their_ticks() {
+    let inst = moe(256, 4, 4, 1.2, 5);
+    for rho in [1u32, 2, 4, 8] {
+        let tt = machine(8, rho);
+        let plans: Vec<_> = [1usize, 2, 4]
+            .iter()
+            .map(|&threads| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| plan_relay(&inst, tt).unwrap())
+            })
+            .collect();
+        for p in &plans[1..] {
+            assert!(
+                p.schedule == plans[0].schedule,
+                "rho {rho}: threads changed the plan"
+            );
+        }
+        let s = &plans[0].schedule;
+        assert!(
+            s.ticks >= 1024,
+            "rho {rho}: {} ticks, too short to split",
+            s.ticks
+        );
+        assert_eq!(hop_span(s), (0, s.ticks - 1), "rho {rho}");
     }
 }
 

@@ -8,6 +8,10 @@
 //! Stored GPU by GPU (a GPU's ticks side by side): a NIC interval's hops
 //! walk one GPU pair's consecutive ticks, so they touch consecutive bytes
 //! rather than one cache line a tick.
+//!
+//! The grid keeps the first and last tick it took room in (the plan's
+//! NVLink hops' span), and adds another grid's counts into its own
+//! ([`Grid::absorb`]: the halves of a layer swept apart, `super::sweep`).
 
 /// NVLink use per (GPU, tick); ticks are signed, column = tick + offset.
 pub(crate) struct Grid {
@@ -17,21 +21,98 @@ pub(crate) struct Grid {
     out: Vec<u8>,
     inn: Vec<u8>,
     cap: u8,
+    /// The first and last tick with room taken (`lo > hi`: none).
+    lo: i64,
+    hi: i64,
 }
 
 impl Grid {
     /// A grid of ticks `-2..ticks + 2` for `n` GPUs with NVLink capacity
     /// `rho` (clamped to 255).
     pub fn new(n: usize, ticks: usize, rho: u32) -> Grid {
-        let rows = ticks + 4;
+        Grid::over(n, 0..ticks as i64, rho)
+    }
+
+    /// A grid of ticks `ticks.start - 2 .. ticks.end + 2` (it grows past
+    /// them where a hop needs it).
+    pub fn over(n: usize, ticks: std::ops::Range<i64>, rho: u32) -> Grid {
+        let rows = (ticks.end - ticks.start).max(0) as usize + 4;
         Grid {
             n,
-            offset: 2,
+            offset: 2 - ticks.start,
             rows,
             out: vec![0; rows * n],
             inn: vec![0; rows * n],
             cap: rho.min(255) as u8,
+            lo: i64::MAX,
+            hi: i64::MIN,
         }
+    }
+
+    /// The first and last tick with room taken, `None` before any.
+    pub fn used(&self) -> Option<(i64, i64)> {
+        (self.lo <= self.hi).then_some((self.lo, self.hi))
+    }
+
+    /// Notes ticks `from ..= to` as used.
+    #[inline]
+    fn note(&mut self, from: i64, to: i64) {
+        self.lo = self.lo.min(from);
+        self.hi = self.hi.max(to);
+    }
+
+    /// Adds `other`'s counts (a grid for the same GPUs and capacity) to
+    /// this one's, growing it to `other`'s used ticks, where that keeps
+    /// every port within the capacity in every tick; else leaves this
+    /// grid as it was and says no. Only the ticks both grids used can
+    /// overload, so only those are checked before adding.
+    pub fn absorb(&mut self, other: &Grid) -> bool {
+        let Some((lo, hi)) = other.used() else {
+            return true;
+        };
+        debug_assert!(self.n == other.n && self.cap == other.cap);
+        if let Some((mine_lo, mine_hi)) = self.used() {
+            let (from, to) = (lo.max(mine_lo), hi.min(mine_hi));
+            if from <= to && self.overloads(other, from, to) {
+                return false;
+            }
+        }
+        self.ensure(lo);
+        self.ensure(hi);
+        self.note(lo, hi);
+        let len = (hi - lo + 1) as usize;
+        let (mine, theirs) = ((lo + self.offset) as usize, (lo + other.offset) as usize);
+        for (to, from) in [(&mut self.out, &other.out), (&mut self.inn, &other.inn)] {
+            for g in 0..self.n {
+                let dst = &mut to[g * self.rows + mine..][..len];
+                let src = &from[g * other.rows + theirs..][..len];
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d += s;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether this grid's counts and `other`'s add up past the capacity
+    /// anywhere in ticks `from ..= to` (both grids cover them).
+    fn overloads(&self, other: &Grid, from: i64, to: i64) -> bool {
+        let len = (to - from + 1) as usize;
+        let (mine, theirs) = (
+            (from + self.offset) as usize,
+            (from + other.offset) as usize,
+        );
+        [(&self.out, &other.out), (&self.inn, &other.inn)]
+            .iter()
+            .any(|(a, b)| {
+                (0..self.n).any(|g| {
+                    let x = &a[g * self.rows + mine..][..len];
+                    let y = &b[g * other.rows + theirs..][..len];
+                    x.iter()
+                        .zip(y)
+                        .any(|(&p, &q)| p as u16 + q as u16 > self.cap as u16)
+                })
+            })
     }
 
     /// The index of (`gpu`, `tick`), `None` outside the grid.
@@ -106,6 +187,7 @@ impl Grid {
         );
         self.out[f] += 1;
         self.inn[t] += 1;
+        self.note(tick, tick);
     }
 
     /// How many of the ticks `tick .. tick + len`, from the first, have
@@ -137,6 +219,9 @@ impl Grid {
         }
         for x in &mut self.inn[to as usize * rows + row..][..n] {
             *x += 1;
+        }
+        if n > 0 {
+            self.note(tick, tick + n as i64 - 1);
         }
     }
 
@@ -196,5 +281,29 @@ mod tests {
         g.take_prefix(0, 3, 0, 2);
         assert!(!g.out_free(0, 0) && !g.out_free(2, 0) && g.out_free(3, 0));
         assert!(g.in_free(0, 1) && g.in_free(0, 2) && !g.in_free(3, 1));
+    }
+
+    #[test]
+    fn absorbing_adds_the_counts_and_refuses_an_overloaded_port() {
+        let mut a = Grid::new(2, 10, 2);
+        a.take_prefix(3, 4, 0, 1);
+        let mut b = Grid::over(2, 12..20, 2);
+        b.take(14, 1, 0);
+        b.take(-5, 0, 1);
+        assert_eq!(b.used(), Some((-5, 14)));
+        assert!(a.absorb(&b));
+        assert_eq!(a.used(), Some((-5, 14)));
+        assert!(a.fits(3, 0, 1) && a.fits(-5, 0, 1) && a.fits(14, 1, 0));
+        a.take(-5, 0, 1);
+        assert!(!a.fits(-5, 0, 1), "tick -5 held one from b, now two");
+        let mut c = Grid::new(2, 10, 2);
+        c.take(4, 0, 1);
+        c.take(4, 0, 1);
+        assert!(!c.fits(4, 0, 1));
+        assert!(!a.absorb(&c), "GPU 0 sends three in tick 4, more than 2");
+        assert!(
+            a.fits(4, 0, 1) && a.used() == Some((-5, 14)),
+            "a refused grid adds nothing"
+        );
     }
 }

@@ -18,8 +18,9 @@
 //! two ticks. Intra-node chunks then take the earliest ticks with room on
 //! their one NVLink hop.
 //!
-//! The intervals are swept in windows of [`WINDOW`] ticks, in tick order:
-//! each interval active in a window places its chunks of the window, so
+//! The intervals are swept in windows of [`WINDOW`] ticks, in tick order
+//! (`super::sweep`, in two halves at once on a long layer): each interval
+//! active in a window places its chunks of the window, so
 //! the greedy sees the chunks nearly as a tick-by-tick sweep would. In the
 //! first quarter of the NIC layer a window places all its first hops
 //! before any of its last hops: a GPU's NVLink send side carries both, a
@@ -35,6 +36,7 @@ use super::grid::Grid;
 use super::item::Item;
 use super::nic::Interval;
 use super::rails::RailLoads;
+use super::sweep::{Layer, Part};
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::{Hop, RelayRun};
@@ -49,7 +51,7 @@ pub(crate) const BIAS: i64 = 1 << 40;
 /// NVLink greedy sees the chunks nearly in tick order (a NIC interval may
 /// last hundreds of ticks) while an interval's state is loaded once a
 /// window, not once a tick.
-const WINDOW: u64 = 128;
+pub(super) const WINDOW: u64 = 128;
 
 /// The first `1 / EDGE_PART` of the NIC layer places each window's first
 /// hops before its last hops, the last `1 / EDGE_PART` its last hops
@@ -60,19 +62,35 @@ const EDGE_PART: u64 = 4;
 /// demand it is in, the next chunk of that demand, and the run it is
 /// extending (not yet written: `count` 0 when there is none).
 #[derive(Clone, Copy)]
-struct Cursor {
-    at: usize,
-    chunk: u64,
-    run: Pending,
+pub(super) struct Cursor {
+    pub(super) at: usize,
+    pub(super) chunk: u64,
+    pub(super) run: Pending,
+}
+
+impl Cursor {
+    /// Moves `chunks` chunks on along the sequence `seq`.
+    pub(super) fn skip(&mut self, seq: &[Item], chunks: u64) {
+        let mut left = chunks;
+        while left > 0 {
+            let take = (seq[self.at].chunks - self.chunk).min(left);
+            left -= take;
+            self.chunk += take;
+            if self.chunk == seq[self.at].chunks {
+                self.at += 1;
+                self.chunk = 0;
+            }
+        }
+    }
 }
 
 /// A run being extended: its first chunk, count, and its first chunk's
 /// hops (the NIC hop's tick, the first and last hop's ticks relative to
 /// it, 0 when the hop is not taken).
 #[derive(Clone, Copy, Default)]
-struct Pending {
+pub(super) struct Pending {
     chunk: u64,
-    count: u64,
+    pub(super) count: u64,
     nic: i64,
     first: i64,
     last: i64,
@@ -83,7 +101,8 @@ struct Pending {
 /// layer `nic_ticks` long; each pair's chunks on the rails `routes` give,
 /// or as `super::align::by_rails` orders them where NVLink is slow), the
 /// intra-node ones after. Runs in the order
-/// they were closed, ticks shifted by [`BIAS`].
+/// they were closed, ticks shifted by [`BIAS`]; and the first and last
+/// tick of any hop (unshifted), `None` where there is none.
 pub(crate) fn place(
     inst: &Instance,
     tt: TwoTier,
@@ -93,7 +112,7 @@ pub(crate) fn place(
     intervals: &[Interval],
     nic_ticks: u64,
     pressure: Option<&super::pressure::Pressure>,
-) -> Vec<RelayRun> {
+) -> (Vec<RelayRun>, Option<(i64, i64)>) {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
     // Aligned where routes were chosen, where NVLink carries under half of
     // G chunks a tick, or where a GPU's NVLink port is tight (at rho 4 of
@@ -108,117 +127,52 @@ pub(crate) fn place(
     } else if routes.is_some() {
         (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes, &[], u64::MAX);
     }
-    let mut cursors = segments(&seq, &pair_start, pairs.len(), rails);
+    let cursors = segments(&seq, &pair_start, rails, None);
     let n = inst.slots as usize;
-    let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
-    let first_until = nic_ticks / EDGE_PART;
-    let last_from = nic_ticks - nic_ticks / EDGE_PART;
-    // Where a port is tight, the first hops of every window before the
-    // last quarter's are placed before any last hop (`FirstHops`).
-    let early = if tight {
-        let early = FirstHops::place(tt, &seq, &mut cursors, &mut grid, intervals, last_from);
-        cursors = segments(&seq, &pair_start, pairs.len(), rails);
-        Some(early)
-    } else {
-        None
-    };
-    let early_until = early.as_ref().map_or(0, |e| e.until);
     // About a run per demand and one more each time an interval of a
     // segment ends inside a demand (measured: 64 ranks 6,287 runs of 4,032
     // demands and 826 intervals; 1,024 ranks 1.25 M of 1.05 M demands):
     // room for both, so the runs are never copied to grow.
     let d = inst.demands().len();
-    let mut runs: Vec<RelayRun> = Vec::with_capacity((d * 3 / 2).max(d + 3 * intervals.len()));
-    // The intervals active in the window, each with its next tick.
-    let mut active: Vec<(usize, u64)> = Vec::new();
-    // In the windows that place one kind of NVLink hop first ([`Ahead`]):
-    // per active interval, where its hops' ticks start in `ahead`, and its
-    // cursor's position before they were placed.
-    let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
-    let mut next = 0usize;
-    let mut window = 0u64;
-    while next < intervals.len() || !active.is_empty() {
-        let end = window + WINDOW;
-        while next < intervals.len() && intervals[next].start < end {
-            active.push((next, intervals[next].start));
-            next += 1;
-        }
-        let kind = if window < early_until {
-            None
-        } else if window < first_until {
-            Some(Ahead::First)
-        } else if end > last_from {
-            Some(Ahead::Last)
-        } else {
-            None
-        };
-        if let Some(kind) = kind {
-            ahead.clear();
-            from_at.clear();
-            saved.clear();
-            for &(x, from) in &active {
-                let iv = &intervals[x];
-                let to = (iv.start + iv.len).min(end);
-                from_at.push(ahead.len());
-                let cur = &mut cursors[iv.cursor as usize];
-                saved.push((iv.cursor as usize, cur.at, cur.chunk));
-                hops_ahead(tt, &seq, cur, &mut grid, (iv, from..to), kind, &mut ahead);
-            }
-            // An interval's cursor as it was (an earlier interval of the
-            // same segment in this window saved it first: restored last).
-            for &(c, at, chunk) in saved.iter().rev() {
-                (cursors[c].at, cursors[c].chunk) = (at, chunk);
-            }
-        }
-        let mut kept = 0;
-        for i in 0..active.len() {
-            // The segments' state is scattered: load the next intervals'
-            // early (their values are not needed yet, only their lines).
-            if let Some(&(x, _)) = active.get(i + 4) {
-                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
-            }
-            if let Some(&(x, _)) = active.get(i + 2) {
-                let at = cursors[intervals[x].cursor as usize].at;
-                std::hint::black_box(seq.get(at).map(|i| i.chunks));
-            }
-            let (x, from) = active[i];
-            let iv = &intervals[x];
-            let to = (iv.start + iv.len).min(end);
-            let cur = &mut cursors[iv.cursor as usize];
-            let given = match &early {
-                Some(e) if window < e.until => Some((Ahead::First, e.of(x, iv, from..to))),
-                _ => kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize])),
-            };
-            let span = Span {
-                iv,
-                ticks: from..to,
-                given,
-            };
-            place_ticks(tt, &seq, cur, &mut grid, &mut runs, span);
-            if to < iv.start + iv.len {
-                active[kept] = (x, to);
-                kept += 1;
-            }
-        }
-        active.truncate(kept);
-        window = end;
+    let capacity = (d * 3 / 2).max(d + 3 * intervals.len());
+    let mut layer = Layer {
+        tt,
+        seq: &seq,
+        pair_start: &pair_start,
+        rails,
+        intervals,
+        first_until: nic_ticks / EDGE_PART,
+        last_from: nic_ticks - nic_ticks / EDGE_PART,
+        early: None,
+    };
+    let Part { mut grid, mut runs } = if tight {
+        // Where a port is tight, the first hops of every window before the
+        // last quarter's are placed before any last hop (`FirstHops`).
+        let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
+        let mut moved = cursors.clone();
+        let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, layer.last_from);
+        layer.early = Some(&early);
+        super::sweep::in_one(&layer, cursors, grid, capacity, nic_ticks)
+    } else {
+        super::sweep::layer(&layer, cursors, n, capacity, nic_ticks)
+    };
+    // Every hop is a NIC hop of an interval or an NVLink hop on the grid.
+    let nic = intervals
+        .iter()
+        .map(|iv| iv.start + iv.len)
+        .max()
+        .map(|end| (0, end as i64 - 1));
+    let start = span(nic, grid.used()).map_or(0, |s| s.0);
+    place_intra(inst, tt, &mut grid, &mut runs, start);
+    (runs, span(nic, grid.used()))
+}
+
+/// The ticks from the first of `a` and `b` to the last.
+fn span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
+        (x, y) => x.or(y),
     }
-    // Segments whose last demand continues on another rail.
-    for (cur, iv_rail) in cursors.iter().zip(cursor_rails(rails)) {
-        if cur.run.count > 0 {
-            let item = seq[cur.at];
-            let (a, b) = (tt.node(item.src), tt.node(item.dst));
-            close(
-                &mut runs,
-                &item,
-                cur.run,
-                tt.rank(a, iv_rail),
-                tt.rank(b, iv_rail),
-            );
-        }
-    }
-    place_intra(inst, tt, &mut grid, &mut runs);
-    runs
 }
 
 /// Which NVLink hops of a window are placed before the others: a GPU's
@@ -229,7 +183,7 @@ pub(crate) fn place(
 /// layer's start or a last hop after its end lengthens the plan. So near
 /// the start first hops take their ticks first, near the end last hops.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Ahead {
+pub(super) enum Ahead {
     First,
     Last,
 }
@@ -237,10 +191,10 @@ enum Ahead {
 /// Ticks `ticks` of interval `iv` (a part of it) and, where they were
 /// placed already ([`hops_ahead`]), which hops and their ticks relative to
 /// their NIC hops', tick by tick.
-struct Span<'a> {
-    iv: &'a Interval,
-    ticks: std::ops::Range<u64>,
-    given: Option<(Ahead, &'a [i64])>,
+pub(super) struct Span<'a> {
+    pub(super) iv: &'a Interval,
+    pub(super) ticks: std::ops::Range<u64>,
+    pub(super) given: Option<(Ahead, &'a [i64])>,
 }
 
 /// How many of `v`'s values, from the first, equal the first.
@@ -251,7 +205,7 @@ fn same_prefix(v: &[i64]) -> usize {
 /// Places the chunks interval `span.iv` sends in ticks `span.ticks`: the
 /// next chunks of its segment (`cur`), their NVLink hops on `grid` (those
 /// `span.given` gives as given), the runs they close on `runs`.
-fn place_ticks(
+pub(super) fn place_ticks(
     tt: TwoTier,
     seq: &[Item],
     cur: &mut Cursor,
@@ -351,9 +305,9 @@ fn place_ticks(
 /// their ticks one before their NIC hops and the last hops fill around
 /// them (the last quarter keeps [`Ahead::Last`]: there a late last hop
 /// lengthens the plan).
-struct FirstHops {
+pub(super) struct FirstHops {
     /// Windows starting before this tick are given their first hops.
-    until: u64,
+    pub(super) until: u64,
     /// Per NIC tick of every interval, its chunk's first hop's tick
     /// relative to it (0: none); interval `x`'s from `at[x]`.
     ticks: Vec<i64>,
@@ -408,7 +362,7 @@ impl FirstHops {
     }
 
     /// The first hops of interval `x` (`iv`) in ticks `ticks`.
-    fn of(&self, x: usize, iv: &Interval, ticks: std::ops::Range<u64>) -> &[i64] {
+    pub(super) fn of(&self, x: usize, iv: &Interval, ticks: std::ops::Range<u64>) -> &[i64] {
         let o = self.at[x] + (ticks.start - iv.start) as usize;
         &self.ticks[o..o + (ticks.end - ticks.start) as usize]
     }
@@ -418,7 +372,7 @@ impl FirstHops {
 /// ticks `ticks` (the next of its segment, from `cur`, which moves past
 /// them; its run is left alone), taken on `grid`: their ticks relative to
 /// their NIC hops' (0: none) appended to `out`.
-fn hops_ahead(
+pub(super) fn hops_ahead(
     tt: TwoTier,
     seq: &[Item],
     cur: &mut Cursor,
@@ -475,7 +429,7 @@ fn hops_ahead(
 }
 
 /// The rail of each cursor, in cursor order.
-fn cursor_rails(rails: &RailLoads) -> impl Iterator<Item = u32> + '_ {
+pub(super) fn cursor_rails(rails: &RailLoads) -> impl Iterator<Item = u32> + '_ {
     rails
         .iter()
         .enumerate()
@@ -484,7 +438,7 @@ fn cursor_rails(rails: &RailLoads) -> impl Iterator<Item = u32> + '_ {
 
 /// Writes the pending run `p` of `item` (sent from NIC `sender` to NIC
 /// `receiver`) as a [`RelayRun`]; nothing when it is empty.
-fn close(runs: &mut Vec<RelayRun>, item: &Item, p: Pending, sender: u32, receiver: u32) {
+pub(super) fn close(runs: &mut Vec<RelayRun>, item: &Item, p: Pending, sender: u32, receiver: u32) {
     if p.count == 0 {
         return;
     }
@@ -544,7 +498,11 @@ fn extend(runs: &mut Vec<RelayRun>, open: usize, d: u32, chunk: u64, hops: &[Hop
 /// chunks)`, pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`. The
 /// instance's demands are sorted by source, then destination, so each
 /// pair's come in sequence order already.
-fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<Item>, Vec<usize>) {
+pub(super) fn sequences(
+    inst: &Instance,
+    tt: TwoTier,
+    pairs: &[(u32, u32, u64)],
+) -> (Vec<Item>, Vec<usize>) {
     let nodes = tt.nodes(inst.slots) as usize;
     // Pairs of source node a are pairs[first[a]..first[a + 1]], by b.
     let mut first = vec![0usize; nodes + 1];
@@ -601,10 +559,16 @@ fn sequences(inst: &Instance, tt: TwoTier, pairs: &[(u32, u32, u64)]) -> (Vec<It
 }
 
 /// Where each rail's segment of each pair starts (rails in order cut the
-/// pair's sequence), indexed by rail, then the rail's entry. The pairs
-/// are walked one after the other (the sequence in memory order), each
-/// pair's rails in rail order.
-fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads) -> Vec<Cursor> {
+/// pair's sequence), or `sent[x]` chunks into it for cursor `x`, indexed
+/// by rail, then the rail's entry. The pairs are walked one after the
+/// other (the sequence in memory order), each pair's rails in rail order.
+pub(super) fn segments(
+    seq: &[Item],
+    pair_start: &[usize],
+    rails: &RailLoads,
+    sent: Option<&[u64]>,
+) -> Vec<Cursor> {
+    let pairs = pair_start.len() - 1;
     // Per pair, its rails' (cursor, chunks), in rail order.
     let mut first = vec![0usize; pairs + 1];
     for rail in rails {
@@ -629,19 +593,15 @@ fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads)
     };
     let mut out = vec![empty; total];
     for p in 0..pairs {
-        let (mut at, mut chunk) = (pair_start[p], 0u64);
+        let mut at = Cursor {
+            at: pair_start[p],
+            ..empty
+        };
         for &(x, c) in &of_pair[first[p]..first[p + 1]] {
-            out[x] = Cursor { at, chunk, ..empty };
-            let mut left = c;
-            while left > 0 {
-                let take = (seq[at].chunks - chunk).min(left);
-                left -= take;
-                chunk += take;
-                if chunk == seq[at].chunks {
-                    at += 1;
-                    chunk = 0;
-                }
-            }
+            let into = sent.map_or(0, |s| s[x]);
+            at.skip(seq, into);
+            out[x] = at;
+            at.skip(seq, c - into);
         }
     }
     out
@@ -651,13 +611,13 @@ fn segments(seq: &[Item], pair_start: &[usize], pairs: usize, rails: &RailLoads)
 /// with room on its NVLink hop. A cursor per GPU side (the first tick
 /// whose port is not yet full from the intra-node chunks' point of view)
 /// spares rescanning full ticks.
-fn place_intra(inst: &Instance, tt: TwoTier, grid: &mut Grid, runs: &mut Vec<RelayRun>) {
-    let start = runs
-        .iter()
-        .flat_map(|r| r.hops().first())
-        .map(|h| h.tick as i64 - BIAS)
-        .min()
-        .unwrap_or(0);
+fn place_intra(
+    inst: &Instance,
+    tt: TwoTier,
+    grid: &mut Grid,
+    runs: &mut Vec<RelayRun>,
+    start: i64,
+) {
     let n = inst.slots as usize;
     let (mut from_out, mut from_in) = (vec![start; n], vec![start; n]);
     for (d, dem) in inst.demands().iter().enumerate() {

@@ -3,7 +3,9 @@
 //! within the node bound), each rail's NIC layer coloured by König
 //! (`nic`, through `colour`, the one call into the solvers) and kept as
 //! intervals of repeated rounds, and the NVLink hops pipelined around it
-//! (`hops`, on the per-tick NVLink use of `grid`), written as runs. Where
+//! (`hops`, swept by `sweep` in windows of ticks, in two halves on the
+//! thread pool where the layer is long, on the per-tick NVLink use of
+//! `grid`), written as runs. Where
 //! NVLink is slow or a GPU's NVLink port tight (`pressure`), the rails'
 //! shares favour the tight GPUs (`shares`, or `align::loaded_rails` where
 //! NVLink binds) and each pair's chunks are ordered for the rails
@@ -21,6 +23,7 @@ mod nic;
 mod pressure;
 mod rails;
 mod shares;
+mod sweep;
 
 pub(crate) use direct::direct_schedule;
 
@@ -58,7 +61,7 @@ pub(crate) fn build_schedule(
         }
     };
     let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
-    let mut runs = hops::place(
+    let (mut runs, span) = hops::place(
         inst,
         tt,
         &pairs,
@@ -68,35 +71,22 @@ pub(crate) fn build_schedule(
         nic_ticks,
         pressure.as_ref(),
     );
-    // The ticks counted from the plan's first, and the plan's length: two
-    // passes over every run, on the thread pool for large plans.
-    let big = runs.len() >= PARALLEL_RUNS;
-    let first_hop = |r: &RelayRun| r.hops()[0].tick;
-    let first = if big {
-        runs.par_iter().map(first_hop).min()
-    } else {
-        runs.iter().map(first_hop).min()
-    }
-    .unwrap_or(hops::BIAS as u64);
+    // The ticks counted from the plan's first, on the thread pool for
+    // large plans; the plan's length is its hops' span.
+    let (first, ticks) = span.map_or((0, 0), |(lo, hi)| (lo, (hi - lo + 1) as u64));
+    let first = (first + hops::BIAS) as u64;
     let shift = |part: &mut [RelayRun]| {
-        let mut ticks = 0u64;
         for r in part {
-            let count = r.count;
             for h in r.hops_mut() {
                 h.tick -= first;
             }
-            ticks = ticks.max(r.hops()[r.hops().len() - 1].tick + count);
         }
-        ticks
     };
-    let ticks = if big {
-        runs.par_chunks_mut(PARALLEL_RUNS)
-            .map(shift)
-            .max()
-            .unwrap_or(0)
+    if runs.len() >= PARALLEL_RUNS {
+        runs.par_chunks_mut(PARALLEL_RUNS).for_each(shift);
     } else {
-        shift(&mut runs)
-    };
+        shift(&mut runs);
+    }
     Ok((RelaySchedule { ticks, runs }, nic_ticks))
 }
 

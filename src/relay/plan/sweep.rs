@@ -1,0 +1,342 @@
+//! The NIC layer's ticks swept in windows (`super::hops` places each
+//! interval's chunks of a window and their NVLink hops), in one part or,
+//! on a long layer, in two halves at once on the thread pool.
+//!
+//! Halves: ticks `0 .. b` and `b + SEAM .. T` are swept at the same time,
+//! each with cursors, an NVLink grid and runs of its own (the second
+//! half's cursors moved to where the NIC layer has taken each segment by
+//! its first tick: an interval sends one chunk a tick, so that is known
+//! without sweeping). The grids are then added, and the seam's ticks `b ..
+//! b + SEAM` swept last on the sum, continuing the first half (its
+//! cursors and open runs), so the seam's hops see both halves'. The
+//! halves' own hops meet only where one moved more than `SEAM - 1` ticks
+//! from its NIC hop toward the other half (an NVLink port full there);
+//! where the sum then exceeds a port's capacity the layer is swept again
+//! in one part. A segment's run open at `b + SEAM` is cut in two there.
+//! Where the halves are cut depends on the layer only, not on the
+//! threads, so the plan is the same on any number of them.
+
+use super::grid::Grid;
+use super::hops::{
+    close, cursor_rails, hops_ahead, place_ticks, segments, Ahead, Cursor, FirstHops, Span, WINDOW,
+};
+use super::item::Item;
+use super::nic::Interval;
+use super::rails::RailLoads;
+use crate::relay::model::TwoTier;
+use crate::relay::schedule::RelayRun;
+use std::ops::Range;
+
+/// Layers of at least this many ticks are swept in halves. Shorter ones
+/// cost less than waking another thread for a half: at 64 ranks (362
+/// ticks, a sweep of about 0.2 ms) halves made the plan's median 0.62 ->
+/// 0.81 ms on this project's 2-core machine; at 256 ranks (1,902 ticks)
+/// they save 1-2 ms of 11.
+const SPLIT_TICKS: u64 = 1024;
+
+/// Ticks between the halves, swept after both on their sum (at 8, 3 of 28
+/// plans at rho 4 in `examples/relay_gap.rs`'s `256:6 1024:1` had the
+/// halves overload a port; at 32, none at rho 1-8).
+const SEAM: u64 = 32;
+
+/// What every part of a sweep reads: the machine, the pairs' sequences
+/// (pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`), the rails' loads (which rail each cursor is on), the NIC intervals by
+/// start tick, where the layer's edges (`Ahead`) end and start, and the
+/// first hops placed before the sweep where a port is tight.
+pub(super) struct Layer<'a> {
+    pub(super) tt: TwoTier,
+    pub(super) seq: &'a [Item],
+    pub(super) pair_start: &'a [usize],
+    pub(super) rails: &'a RailLoads,
+    pub(super) intervals: &'a [Interval],
+    pub(super) first_until: u64,
+    pub(super) last_from: u64,
+    pub(super) early: Option<&'a FirstHops>,
+}
+
+/// A swept layer: the NVLink use and the runs written.
+pub(super) struct Part {
+    pub(super) grid: Grid,
+    pub(super) runs: Vec<RelayRun>,
+}
+
+/// The layer swept (`nic_ticks` long, for `n` GPUs, the segments starting
+/// at `start`), in halves where it is long enough; runs written with room
+/// for `capacity`.
+pub(super) fn layer(
+    layer: &Layer,
+    start: Vec<Cursor>,
+    n: usize,
+    capacity: usize,
+    nic_ticks: u64,
+) -> Part {
+    if layer.early.is_none() && nic_ticks >= SPLIT_TICKS {
+        return in_halves(layer, &start, n, capacity, nic_ticks).0;
+    }
+    let grid = Grid::new(n, nic_ticks as usize, layer.tt.nvlink_speedup);
+    in_one(layer, start, grid, capacity, nic_ticks)
+}
+
+/// The layer swept in one part on `grid`.
+pub(super) fn in_one(
+    layer: &Layer,
+    mut cursors: Vec<Cursor>,
+    mut grid: Grid,
+    capacity: usize,
+    nic_ticks: u64,
+) -> Part {
+    let mut runs = Vec::with_capacity(capacity);
+    sweep(layer, &mut cursors, &mut grid, &mut runs, 0..nic_ticks);
+    close_open(layer, &cursors, &mut runs);
+    Part { grid, runs }
+}
+
+/// The layer swept in two halves and a seam (module docs), and whether
+/// the second half was kept: where the halves' hops overload a port, the
+/// first half goes on through the second instead.
+fn in_halves(
+    layer: &Layer,
+    start: &[Cursor],
+    n: usize,
+    capacity: usize,
+    nic_ticks: u64,
+) -> (Part, bool) {
+    let rho = layer.tt.nvlink_speedup;
+    let b = nic_ticks / 2;
+    let second = b + SEAM..nic_ticks;
+    let ((mut cursors, mut grid, mut runs), (grid2, runs2)) = rayon::join(
+        || {
+            let mut cursors = start.to_vec();
+            let mut grid = Grid::new(n, nic_ticks as usize, rho);
+            let mut runs = Vec::with_capacity(capacity);
+            sweep(layer, &mut cursors, &mut grid, &mut runs, 0..b);
+            (cursors, grid, runs)
+        },
+        || {
+            let mut cursors = cursors_at(layer, second.start);
+            let mut grid = Grid::over(n, second.start as i64..second.end as i64, rho);
+            let mut runs = Vec::with_capacity(capacity / 2 + layer.intervals.len());
+            sweep(layer, &mut cursors, &mut grid, &mut runs, second.clone());
+            close_open(layer, &cursors, &mut runs);
+            (grid, runs)
+        },
+    );
+    if !grid.absorb(&grid2) {
+        sweep(layer, &mut cursors, &mut grid, &mut runs, b..nic_ticks);
+        close_open(layer, &cursors, &mut runs);
+        return (Part { grid, runs }, false);
+    }
+    sweep(layer, &mut cursors, &mut grid, &mut runs, b..second.start);
+    close_open(layer, &cursors, &mut runs);
+    runs.extend_from_slice(&runs2);
+    (Part { grid, runs }, true)
+}
+
+/// The segments' cursors at NIC tick `tick`: each past the chunks its
+/// intervals send before it.
+fn cursors_at(layer: &Layer, tick: u64) -> Vec<Cursor> {
+    let mut sent = vec![0u64; layer.rails.iter().map(Vec::len).sum()];
+    for iv in layer.intervals.iter().take_while(|iv| iv.start < tick) {
+        sent[iv.cursor as usize] += (iv.start + iv.len).min(tick) - iv.start;
+    }
+    segments(layer.seq, layer.pair_start, layer.rails, Some(&sent))
+}
+
+/// Closes the runs the segments' cursors still hold open (a segment whose
+/// last demand continues on another rail, or a part's end).
+fn close_open(layer: &Layer, cursors: &[Cursor], runs: &mut Vec<RelayRun>) {
+    let tt = layer.tt;
+    for (cur, rail) in cursors.iter().zip(cursor_rails(layer.rails)) {
+        if cur.run.count > 0 {
+            let item = layer.seq[cur.at];
+            let (a, b) = (tt.node(item.src), tt.node(item.dst));
+            close(runs, &item, cur.run, tt.rank(a, rail), tt.rank(b, rail));
+        }
+    }
+}
+
+/// Sweeps NIC ticks `ticks` in windows of [`WINDOW`] ticks: each interval
+/// active in a window places its chunks of the window (the window's first
+/// or last hops first near the layer's edges, [`Ahead`]), from the
+/// segments' `cursors`, on `grid`, closing runs onto `runs`.
+fn sweep(
+    layer: &Layer,
+    cursors: &mut [Cursor],
+    grid: &mut Grid,
+    runs: &mut Vec<RelayRun>,
+    ticks: Range<u64>,
+) {
+    let Layer {
+        tt,
+        seq,
+        intervals,
+        first_until,
+        last_from,
+        early,
+        ..
+    } = *layer;
+    let early_until = early.map_or(0, |e| e.until);
+    // The intervals active in the window, each with its next tick: those
+    // under way at the first tick, then each as the windows reach it.
+    let mut next = intervals.partition_point(|iv| iv.start < ticks.start);
+    let mut active: Vec<(usize, u64)> = (0..next)
+        .filter(|&x| intervals[x].start + intervals[x].len > ticks.start)
+        .map(|x| (x, ticks.start))
+        .collect();
+    // In the windows that place one kind of NVLink hop first ([`Ahead`]):
+    // per active interval, where its hops' ticks start in `ahead`, and its
+    // cursor's position before they were placed.
+    let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
+    let mut window = ticks.start;
+    while window < ticks.end && (next < intervals.len() || !active.is_empty()) {
+        // The kind goes by the whole window's reach, the placement stops
+        // at the part's end.
+        let reach = window + WINDOW;
+        let end = reach.min(ticks.end);
+        while next < intervals.len() && intervals[next].start < end {
+            active.push((next, intervals[next].start));
+            next += 1;
+        }
+        let kind = if window < early_until {
+            None
+        } else if window < first_until {
+            Some(Ahead::First)
+        } else if reach > last_from {
+            Some(Ahead::Last)
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            ahead.clear();
+            from_at.clear();
+            saved.clear();
+            for &(x, from) in &active {
+                let iv = &intervals[x];
+                let to = (iv.start + iv.len).min(end);
+                from_at.push(ahead.len());
+                let cur = &mut cursors[iv.cursor as usize];
+                saved.push((iv.cursor as usize, cur.at, cur.chunk));
+                hops_ahead(tt, seq, cur, grid, (iv, from..to), kind, &mut ahead);
+            }
+            // An interval's cursor as it was (an earlier interval of the
+            // same segment in this window saved it first: restored last).
+            for &(c, at, chunk) in saved.iter().rev() {
+                (cursors[c].at, cursors[c].chunk) = (at, chunk);
+            }
+        }
+        let mut kept = 0;
+        for i in 0..active.len() {
+            // The segments' state is scattered: load the next intervals'
+            // early (their values are not needed yet, only their lines).
+            if let Some(&(x, _)) = active.get(i + 4) {
+                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
+            }
+            if let Some(&(x, _)) = active.get(i + 2) {
+                let at = cursors[intervals[x].cursor as usize].at;
+                std::hint::black_box(seq.get(at).map(|i| i.chunks));
+            }
+            let (x, from) = active[i];
+            let iv = &intervals[x];
+            let to = (iv.start + iv.len).min(end);
+            let cur = &mut cursors[iv.cursor as usize];
+            let given = match early {
+                Some(e) if window < e.until => Some((Ahead::First, e.of(x, iv, from..to))),
+                _ => kind.map(|k| (k, &ahead[from_at[i]..from_at[i] + (to - from) as usize])),
+            };
+            let span = Span {
+                iv,
+                ticks: from..to,
+                given,
+            };
+            place_ticks(tt, seq, cur, grid, runs, span);
+            if to < iv.start + iv.len {
+                active[kept] = (x, to);
+                kept += 1;
+            }
+        }
+        active.truncate(kept);
+        window = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::skew::test_hot_columns;
+    use crate::instance::Model;
+    use crate::relay::plan::hops::{sequences, BIAS};
+    use crate::relay::plan::{nic::nic_intervals, node_pairs, rails::split_rails};
+
+    /// Every chunk's NIC hop `(demand, chunk, tick, from, to)`, sorted.
+    fn nic_hops(runs: &[RelayRun], g: u32) -> Vec<(u32, u64, u64, u32, u32)> {
+        let mut out = Vec::new();
+        for r in runs {
+            for (chunk, hops, len) in r.chunks() {
+                let nic = hops[..len]
+                    .iter()
+                    .find(|h| h.from / g != h.to / g)
+                    .expect("an inter-node chunk has a NIC hop");
+                out.push((r.demand, chunk, nic.tick, nic.from, nic.to));
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn halves_send_every_chunk_on_the_nic_tick_one_sweep_does() {
+        let inst = test_hot_columns(Model::Read1Write1, 256, 4, (1.2, 4), 3);
+        for rho in [2u32, 4, 8] {
+            let tt = TwoTier {
+                gpus_per_node: 8,
+                nvlink_speedup: rho,
+            };
+            let pairs = node_pairs(&inst, tt).unwrap();
+            let nodes = tt.nodes(inst.slots);
+            let rails = split_rails(nodes, 8, &pairs).unwrap();
+            let (intervals, nic_ticks) = nic_intervals(nodes, &pairs, &rails).unwrap();
+            assert!(nic_ticks >= SPLIT_TICKS, "{nic_ticks} ticks: not split");
+            let (seq, starts) = sequences(&inst, tt, &pairs);
+            let start = segments(&seq, &starts, &rails, None);
+            let layer = Layer {
+                tt,
+                seq: &seq,
+                pair_start: &starts,
+                rails: &rails,
+                intervals: &intervals,
+                first_until: nic_ticks / 4,
+                last_from: nic_ticks - nic_ticks / 4,
+                early: None,
+            };
+            let (halves, kept) = in_halves(&layer, &start, 256, 0, nic_ticks);
+            assert!(kept || rho < 4, "rho {rho}: the halves overload a port");
+            let grid = Grid::new(256, nic_ticks as usize, rho);
+            let one = in_one(&layer, start, grid, 0, nic_ticks);
+            let (a, b) = (nic_hops(&halves.runs, 8), nic_hops(&one.runs, 8));
+            assert_eq!(a.len() as u64, seq.iter().map(|i| i.chunks).sum::<u64>());
+            assert!(a == b, "rho {rho}: the halves moved a chunk's NIC hop");
+            // The seam cuts at most one run per segment.
+            assert!(
+                halves.runs.len()
+                    <= one.runs.len() + layer.rails.iter().map(Vec::len).sum::<usize>()
+            );
+            // Within every port's capacity, and the grid's span is the hops'.
+            let (lo, hi) = halves.grid.used().expect("NVLink hops");
+            let mut use_out = std::collections::HashMap::new();
+            let mut use_in = std::collections::HashMap::new();
+            let (mut first, mut last) = (i64::MAX, i64::MIN);
+            for r in &halves.runs {
+                for (_, hops, len) in r.chunks() {
+                    for h in hops[..len].iter().filter(|h| h.from / 8 == h.to / 8) {
+                        let t = h.tick as i64 - BIAS;
+                        (first, last) = (first.min(t), last.max(t));
+                        *use_out.entry((h.from, t)).or_insert(0u32) += 1;
+                        *use_in.entry((h.to, t)).or_insert(0u32) += 1;
+                    }
+                }
+            }
+            assert_eq!((lo, hi), (first, last), "rho {rho}");
+            assert!(use_out.values().chain(use_in.values()).all(|&c| c <= rho));
+        }
+    }
+}
