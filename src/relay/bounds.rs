@@ -54,8 +54,9 @@ impl Loads {
 }
 
 /// The node bound and its certificate (unit weights on the NIC sides of
-/// the node that sets it).
-pub fn node_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Result<Certificate, RelayError> {
+/// the node that sets it), the bound counted from `loads` (a plan states
+/// only the binding bound's certificate through its weights: [`stated`]).
+pub fn node_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Certificate {
     let g = tt.gpus_per_node as u64;
     let mut best = (0u64, 0u32, PortKind::NicOut);
     for a in 0..tt.nodes(inst.slots) {
@@ -73,16 +74,17 @@ pub fn node_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Result<Certifi
             weight: 1,
         })
         .collect();
-    stated(inst, tt, BoundKind::Node, weights)
+    Certificate {
+        kind: BoundKind::Node,
+        bound: best.0,
+        weights,
+    }
 }
 
 /// The NVLink bound and its certificate (unit weights on the NIC and
-/// NVLink side of one direction of the GPU that sets it).
-pub fn nvlink_bound(
-    inst: &Instance,
-    tt: TwoTier,
-    loads: &Loads,
-) -> Result<Certificate, RelayError> {
+/// NVLink side of one direction of the GPU that sets it), the bound
+/// counted from `loads` as in [`node_bound`].
+pub fn nvlink_bound(inst: &Instance, tt: TwoTier, loads: &Loads) -> Certificate {
     let cap = 1 + tt.nvlink_speedup as u64;
     let mut best = (0u64, 0u32, true);
     for r in 0..inst.slots as usize {
@@ -107,7 +109,11 @@ pub fn nvlink_bound(
             weight: 1,
         })
         .collect();
-    stated(inst, tt, BoundKind::Nvlink, weights)
+    Certificate {
+        kind: BoundKind::Nvlink,
+        bound: best.0,
+        weights,
+    }
 }
 
 /// A certificate whose bound is what its weights prove.

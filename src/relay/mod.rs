@@ -47,16 +47,24 @@ pub fn plan_relay(inst: &Instance, tt: TwoTier) -> Result<RelaySolution, RelayEr
     let t0 = Instant::now();
     tt.check(inst)?;
     let loads = bounds::Loads::of(inst, tt)?;
-    let node = bounds::node_bound(inst, tt, &loads)?;
-    let nvlink = bounds::nvlink_bound(inst, tt, &loads)?;
+    let node = bounds::node_bound(inst, tt, &loads);
+    let nvlink = bounds::nvlink_bound(inst, tt, &loads);
     let (node_bound, nvlink_bound) = (node.bound, nvlink.bound);
     let lp = lp::lp_bound(inst, tt, &loads, node_bound.max(nvlink_bound))?;
     let lp_bound = lp.as_ref().map(|c| c.bound);
-    let certificate = [Some(node), Some(nvlink), lp]
-        .into_iter()
-        .flatten()
-        .reduce(|best, c| if c.bound > best.bound { c } else { best })
-        .expect("the node bound is always there");
+    // The binding bound's certificate, its bound what its weights prove
+    // (the LP's is stated already).
+    let certificate = match lp {
+        Some(c) => c,
+        None => {
+            let c = if nvlink_bound > node_bound {
+                nvlink
+            } else {
+                node
+            };
+            bounds::stated(inst, tt, c.kind, c.weights)?
+        }
+    };
     let direct_ticks = (0..inst.slots as usize)
         .map(|r| {
             let out = loads.inter_out[r] + loads.intra_out[r];
