@@ -135,14 +135,21 @@ pub(crate) fn place(
     // room for both, so the runs are never copied to grow.
     let d = inst.demands().len();
     let capacity = (d * 3 / 2).max(d + 3 * intervals.len());
+    // With rho >= G every hop fits one tick from its NIC hop whatever the
+    // order (module docs): no window places one kind of hop ahead.
+    let (first_until, last_from) = if tt.nvlink_speedup >= tt.gpus_per_node {
+        (0, u64::MAX)
+    } else {
+        (nic_ticks / EDGE_PART, nic_ticks - nic_ticks / EDGE_PART)
+    };
     let mut layer = Layer {
         tt,
         seq: &seq,
         pair_start: &pair_start,
         rails,
         intervals,
-        first_until: nic_ticks / EDGE_PART,
-        last_from: nic_ticks - nic_ticks / EDGE_PART,
+        first_until,
+        last_from,
         early: None,
     };
     let Part { mut grid, mut runs } = if tight {
@@ -150,7 +157,8 @@ pub(crate) fn place(
         // last quarter's are placed before any last hop (`FirstHops`).
         let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
         let mut moved = cursors.clone();
-        let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, layer.last_from);
+        let last_quarter = nic_ticks - nic_ticks / EDGE_PART;
+        let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, last_quarter);
         layer.early = Some(&early);
         super::sweep::in_one(&layer, cursors, grid, capacity, nic_ticks)
     } else {
