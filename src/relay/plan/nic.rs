@@ -24,8 +24,13 @@ pub(crate) struct Interval {
     pub b: u32,
 }
 
-/// Node pairs from which the rails are coloured on the thread pool.
-const PARALLEL_PAIRS: usize = 4096;
+/// Node pairs from which the rails are coloured on the thread pool: from
+/// 256 ranks in nodes of 8 (992 pairs, about 2.4 ms of colouring on one
+/// thread). There it also wakes the pool's other thread before the
+/// placement's halves (`super::sweep`) need it: on this project's 2-core
+/// VM a sleeping thread takes 0.5-1.3 ms to wake; the plan's median went
+/// 8.9-10.3 -> 8.0-8.4 ms at rho 4 (`examples/relay_time.rs`).
+const PARALLEL_PAIRS: usize = 512;
 
 /// The NIC layer's intervals ordered by start tick (ties: rail, then the
 /// colouring's order), and its tick count (the busiest NIC's chunks).
