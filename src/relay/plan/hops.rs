@@ -96,23 +96,28 @@ pub(super) struct Pending {
     last: i64,
 }
 
-/// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
-/// (`pairs`, `rails` and `intervals` as `super::nic` made them, the NIC
-/// layer `nic_ticks` long; each pair's chunks on the rails `routes` give,
-/// or as `super::align::by_rails` orders them where NVLink is slow), the
-/// intra-node ones after. Runs in the order
-/// they were closed, ticks shifted by [`BIAS`]; and the first and last
-/// tick of any hop (unshifted), `None` where there is none.
-pub(crate) fn place(
+/// Each node pair's inter-node demands in the order the rails take them
+/// (`seq`, pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`) and
+/// where each rail's segment of each pair starts (`cursors`): all the
+/// placement needs besides the NIC layer, so it is made beside it.
+pub(crate) struct Order {
+    seq: Vec<Item>,
+    pair_start: Vec<usize>,
+    cursors: Vec<Cursor>,
+}
+
+/// The [`Order`] of `inst`'s inter-node demands on the rails `rails`
+/// (`pairs` as `super::node_pairs` made them; each pair's chunks on the
+/// rails `routes` give, or as `super::align::by_rails` orders them where
+/// NVLink is slow or a port tight, `pressure`).
+pub(crate) fn order(
     inst: &Instance,
     tt: TwoTier,
     pairs: &[(u32, u32, u64)],
     rails: &RailLoads,
     routes: Option<&super::align::Routes>,
-    intervals: &[Interval],
-    nic_ticks: u64,
     pressure: Option<&super::pressure::Pressure>,
-) -> (Vec<RelayRun>, Option<(i64, i64)>) {
+) -> Order {
     let (mut seq, mut pair_start) = sequences(inst, tt, pairs);
     // Aligned where routes were chosen, where NVLink carries under half of
     // G chunks a tick, or where a GPU's NVLink port is tight (at rho 4 of
@@ -128,6 +133,34 @@ pub(crate) fn place(
         (seq, pair_start) = super::align::by_rails(&seq, &pair_start, rails, routes, &[], u64::MAX);
     }
     let cursors = segments(&seq, &pair_start, rails, None);
+    Order {
+        seq,
+        pair_start,
+        cursors,
+    }
+}
+
+/// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
+/// (`rails` and `intervals` as `super::nic` made them, the NIC layer
+/// `nic_ticks` long, the demands in the order `order`), the intra-node
+/// ones after. Runs in the order they were closed, ticks shifted by
+/// [`BIAS`]; and the first and last tick of any hop (unshifted), `None`
+/// where there is none.
+pub(crate) fn place(
+    inst: &Instance,
+    tt: TwoTier,
+    order: Order,
+    rails: &RailLoads,
+    intervals: &[Interval],
+    nic_ticks: u64,
+    pressure: Option<&super::pressure::Pressure>,
+) -> (Vec<RelayRun>, Option<(i64, i64)>) {
+    let Order {
+        seq,
+        pair_start,
+        cursors,
+    } = order;
+    let tight = pressure.is_some_and(|p| p.any_tight());
     let n = inst.slots as usize;
     // About a run per demand and one more each time an interval of a
     // segment ends inside a demand (measured: 64 ranks 6,287 runs of 4,032

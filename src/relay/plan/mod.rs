@@ -60,13 +60,21 @@ pub(crate) fn build_schedule(
             None => (even, None),
         }
     };
-    let (intervals, nic_ticks) = nic::nic_intervals(nodes, &pairs, &rails)?;
+    // The NIC layer and the demands' order for it, side by side on the
+    // thread pool where the rails are coloured there.
+    let layer = || nic::nic_intervals(nodes, &pairs, &rails);
+    let order = || hops::order(inst, tt, &pairs, &rails, routes.as_ref(), pressure.as_ref());
+    let (layer, order) = if pairs.len() >= nic::PARALLEL_PAIRS {
+        rayon::join(layer, order)
+    } else {
+        (layer(), order())
+    };
+    let (intervals, nic_ticks) = layer?;
     let (mut runs, span) = hops::place(
         inst,
         tt,
-        &pairs,
+        order,
         &rails,
-        routes.as_ref(),
         &intervals,
         nic_ticks,
         pressure.as_ref(),

@@ -30,7 +30,7 @@ pub(crate) struct Interval {
 /// placement's halves (`super::sweep`) need it: on this project's 2-core
 /// VM a sleeping thread takes 0.5-1.3 ms to wake; the plan's median went
 /// 8.9-10.3 -> 8.0-8.4 ms at rho 4 (`examples/relay_time.rs`).
-const PARALLEL_PAIRS: usize = 512;
+pub(super) const PARALLEL_PAIRS: usize = 512;
 
 /// The NIC layer's intervals ordered by start tick (ties: rail, then the
 /// colouring's order), and its tick count (the busiest NIC's chunks).
