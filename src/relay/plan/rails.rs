@@ -13,7 +13,6 @@
 
 use super::colour::colour_bipartite;
 use crate::relay::model::RelayError;
-use std::collections::HashMap;
 
 /// Per rail `k`, the node pairs it carries as `(pair, chunks)` (an index
 /// into the pairs given, chunks > 0), in pair order.
@@ -42,10 +41,12 @@ pub(crate) fn split_rails(
     let gu = g as u64;
     // Per rail, chunks per pair (dense: pairs x g).
     let mut per_rail: Vec<Vec<u64>> = vec![pairs.iter().map(|p| p.2 / gu).collect(); g as usize];
-    // Leftover units and the vertex copies they belong to.
+    // The leftover chunks as edges between vertex copies (`left_fill`,
+    // `right_fill`: leftovers counted so far per node; a copy holds G).
     let mut left_fill = vec![0u64; nodes as usize];
     let mut right_fill = vec![0u64; nodes as usize];
-    let mut units: Vec<(usize, u64, u64)> = Vec::new(); // (pair, left group, right group)
+    // Per leftover chunk: (pair, left group, right group).
+    let mut units: Vec<(usize, u64, u64)> = Vec::new();
     for (p, &(a, b, c)) in pairs.iter().enumerate() {
         for _ in 0..c % gu {
             units.push((p, left_fill[a as usize] / gu, right_fill[b as usize] / gu));
@@ -65,20 +66,21 @@ pub(crate) fn split_rails(
             .collect::<Vec<u64>>()
     };
     let (lp, rp) = (prefix(&left_fill), prefix(&right_fill));
-    // Edges in order of first appearance (the map only finds them).
-    let mut edge_of: HashMap<(u32, u32), usize> = HashMap::new();
+    // A pair's leftovers are consecutive and its copies only move on, and
+    // the copies name the pair: equal copies are one edge exactly when
+    // they follow one another.
     let mut edges: Vec<(u32, u32, u64)> = Vec::new();
-    let mut edge_units: Vec<Vec<usize>> = Vec::new();
-    for (u, &(p, lg, rg)) in units.iter().enumerate() {
+    let mut edge_pair: Vec<usize> = Vec::new();
+    for &(p, lg, rg) in &units {
         let (a, b, _) = pairs[p];
         let key = ((lp[a as usize] + lg) as u32, (rp[b as usize] + rg) as u32);
-        let e = *edge_of.entry(key).or_insert_with(|| {
-            edges.push((key.0, key.1, 0));
-            edge_units.push(Vec::new());
-            edges.len() - 1
-        });
-        edges[e].2 += 1;
-        edge_units[e].push(u);
+        match edges.last_mut() {
+            Some(e) if (e.0, e.1) == key => e.2 += 1,
+            _ => {
+                edges.push((key.0, key.1, 1));
+                edge_pair.push(p);
+            }
+        }
     }
     let copies =
         |p: &[u64], f: &[u64]| p.last().map_or(0, |&s| s + f.last().unwrap().div_ceil(gu)) as u32;
@@ -87,10 +89,7 @@ pub(crate) fn split_rails(
     for (repeat, class) in classes {
         for _ in 0..repeat {
             for &e in &class {
-                let u = edge_units[e]
-                    .pop()
-                    .expect("a colouring covers each edge's multiplicity");
-                per_rail[(colour % gu) as usize][units[u].0] += 1;
+                per_rail[(colour % gu) as usize][edge_pair[e]] += 1;
             }
             colour += 1;
         }
