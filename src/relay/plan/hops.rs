@@ -35,6 +35,7 @@
 use super::grid::Grid;
 use super::item::Item;
 use super::nic::Interval;
+use super::prefetch::prefetch;
 use super::rails::RailLoads;
 use super::sweep::{Layer, Part};
 use crate::instance::Instance;
@@ -333,6 +334,7 @@ pub(super) fn place_ticks(
                 item = seq[cur.at];
                 relay_first = item.src_local != k;
                 relay_last = item.dst_local != k;
+                prefetch_after(seq, cur.at, grid, t as i64 + item.chunks as i64, k);
             }
         }
     }
@@ -464,7 +466,24 @@ pub(super) fn hops_ahead(
             cur.chunk = 0;
             if t < end {
                 item = seq[cur.at];
+                prefetch_after(seq, cur.at, grid, t as i64 + item.chunks as i64, k);
             }
+        }
+    }
+}
+
+/// Asks for the demand two after `at` in the sequence, and for the one
+/// after it (its line asked for one demand earlier) the NVLink receive
+/// count of its destination one tick after NIC tick `tick`, where it
+/// starts (its last hop, where rail `rail`'s GPU is not its destination).
+#[inline]
+fn prefetch_after(seq: &[Item], at: usize, grid: &Grid, tick: i64, rail: u32) {
+    if let Some(later) = seq.get(at + 2) {
+        prefetch(later);
+    }
+    if let Some(next) = seq.get(at + 1) {
+        if next.dst_local != rail {
+            grid.prefetch_in(tick + 1, next.dst);
         }
     }
 }

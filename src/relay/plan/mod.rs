@@ -20,6 +20,7 @@ mod grid;
 mod hops;
 mod item;
 mod nic;
+mod prefetch;
 mod pressure;
 mod rails;
 mod shares;

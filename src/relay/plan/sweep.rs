@@ -22,6 +22,7 @@ use super::hops::{
 };
 use super::item::Item;
 use super::nic::Interval;
+use super::prefetch::prefetch;
 use super::rails::RailLoads;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::RelayRun;
@@ -210,7 +211,8 @@ fn sweep(
             ahead.clear();
             from_at.clear();
             saved.clear();
-            for &(x, from) in &active {
+            for (i, &(x, from)) in active.iter().enumerate() {
+                prefetch_next(layer, cursors, &active, i);
                 let iv = &intervals[x];
                 let to = (iv.start + iv.len).min(end);
                 from_at.push(ahead.len());
@@ -226,15 +228,7 @@ fn sweep(
         }
         let mut kept = 0;
         for i in 0..active.len() {
-            // The segments' state is scattered: load the next intervals'
-            // early (their values are not needed yet, only their lines).
-            if let Some(&(x, _)) = active.get(i + 4) {
-                std::hint::black_box(cursors[intervals[x].cursor as usize].at);
-            }
-            if let Some(&(x, _)) = active.get(i + 2) {
-                let at = cursors[intervals[x].cursor as usize].at;
-                std::hint::black_box(seq.get(at).map(|i| i.chunks));
-            }
+            prefetch_next(layer, cursors, &active, i);
             let (x, from) = active[i];
             let iv = &intervals[x];
             let to = (iv.start + iv.len).min(end);
@@ -256,6 +250,24 @@ fn sweep(
         }
         active.truncate(kept);
         window = end;
+    }
+}
+
+/// The segments' state is scattered: asks for the cursor of the active
+/// interval 4 places after `i` and the demand of the one 2 places after
+/// it, so that their cache misses overlap the work before them.
+#[inline]
+fn prefetch_next(layer: &Layer, cursors: &[Cursor], active: &[(usize, u64)], i: usize) {
+    if let Some(&(x, _)) = active.get(i + 4) {
+        prefetch(&cursors[layer.intervals[x].cursor as usize]);
+    }
+    if let Some(&(x, _)) = active.get(i + 2) {
+        if let Some(item) = layer
+            .seq
+            .get(cursors[layer.intervals[x].cursor as usize].at)
+        {
+            prefetch(item);
+        }
     }
 }
 
