@@ -167,14 +167,6 @@ impl Grid {
         }
     }
 
-    /// Asks for the line of GPU `x`'s NVLink receive count in `tick`.
-    #[inline]
-    pub fn prefetch_in(&self, tick: i64, x: u32) {
-        if let Some(i) = self.at(tick, x) {
-            super::prefetch::prefetch(&self.inn[i]);
-        }
-    }
-
     /// Whether GPU `x` can still send over NVLink in `tick`.
     pub fn out_free(&self, tick: i64, x: u32) -> bool {
         self.at(tick, x).map_or(true, |i| self.out[i] < self.cap)

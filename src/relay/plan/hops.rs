@@ -334,7 +334,7 @@ pub(super) fn place_ticks(
                 item = seq[cur.at];
                 relay_first = item.src_local != k;
                 relay_last = item.dst_local != k;
-                prefetch_after(seq, cur.at, grid, t as i64 + item.chunks as i64, k);
+                prefetch_after(seq, cur.at);
             }
         }
     }
@@ -466,25 +466,18 @@ pub(super) fn hops_ahead(
             cur.chunk = 0;
             if t < end {
                 item = seq[cur.at];
-                prefetch_after(seq, cur.at, grid, t as i64 + item.chunks as i64, k);
+                prefetch_after(seq, cur.at);
             }
         }
     }
 }
 
-/// Asks for the demand two after `at` in the sequence, and for the one
-/// after it (its line asked for one demand earlier) the NVLink receive
-/// count of its destination one tick after NIC tick `tick`, where it
-/// starts (its last hop, where rail `rail`'s GPU is not its destination).
+/// Asks for the demand two after `at` in the sequence (its segment's
+/// next lines, scattered among other segments').
 #[inline]
-fn prefetch_after(seq: &[Item], at: usize, grid: &Grid, tick: i64, rail: u32) {
+fn prefetch_after(seq: &[Item], at: usize) {
     if let Some(later) = seq.get(at + 2) {
         prefetch(later);
-    }
-    if let Some(next) = seq.get(at + 1) {
-        if next.dst_local != rail {
-            grid.prefetch_in(tick + 1, next.dst);
-        }
     }
 }
 

@@ -254,18 +254,17 @@ fn sweep(
 }
 
 /// The segments' state is scattered: asks for the cursor of the active
-/// interval 4 places after `i` and the demand of the one 2 places after
-/// it, so that their cache misses overlap the work before them.
+/// interval 4 places after `i` and the next two demands of the one 2
+/// places after it, so that their cache misses overlap the work before
+/// them.
 #[inline]
 fn prefetch_next(layer: &Layer, cursors: &[Cursor], active: &[(usize, u64)], i: usize) {
     if let Some(&(x, _)) = active.get(i + 4) {
         prefetch(&cursors[layer.intervals[x].cursor as usize]);
     }
     if let Some(&(x, _)) = active.get(i + 2) {
-        if let Some(item) = layer
-            .seq
-            .get(cursors[layer.intervals[x].cursor as usize].at)
-        {
+        let at = cursors[layer.intervals[x].cursor as usize].at;
+        for item in layer.seq.iter().skip(at).take(2) {
             prefetch(item);
         }
     }
