@@ -71,28 +71,38 @@ pub(crate) fn nic_intervals(
     let mut base = 0usize;
     for (k, classes) in per_rail.iter().enumerate() {
         let shift = ticks * k as u64 / rails.len() as u64;
-        // Per edge of the rail, its latest interval in `out`.
+        // Per edge of the rail, its latest interval in `out` and the tick
+        // that interval ends at so far: a class lists ~a node's worth of
+        // edges a round (9.5 M entries at 1,024 ranks), so an extension
+        // touches only these (small, cached), and `out` (large) only when
+        // an interval starts or is closed.
         let mut latest = vec![usize::MAX; rails[k].len()];
+        let mut ends = vec![u64::MAX; rails[k].len()];
+        let close = |out: &mut Vec<Interval>, x: usize, end: u64| {
+            if let Some(iv) = out.get_mut(x) {
+                iv.len = end - iv.start;
+            }
+        };
         let mut t = 0u64;
         for (repeat, class) in classes {
             let start = (t + shift) % ticks;
             // The part up to the wrap, then the rest from tick 0.
             let first = (*repeat).min(ticks - start);
             for &e in class {
-                let (a, b, _) = pairs[rails[k][e].0 as usize];
                 for (s, len) in [(start, first), (0, repeat - first)] {
                     if len == 0 {
                         continue;
                     }
                     // An edge matched again right after its interval
                     // extends it.
-                    if let Some(iv) = out.get_mut(latest[e]) {
-                        if iv.start + iv.len == s {
-                            iv.len += len;
-                            continue;
-                        }
+                    if ends[e] == s {
+                        ends[e] += len;
+                        continue;
                     }
+                    close(&mut out, latest[e], ends[e]);
+                    let (a, b, _) = pairs[rails[k][e].0 as usize];
                     latest[e] = out.len();
+                    ends[e] = s + len;
                     out.push(Interval {
                         start: s,
                         len,
@@ -104,6 +114,9 @@ pub(crate) fn nic_intervals(
                 }
             }
             t += repeat;
+        }
+        for (&x, &end) in latest.iter().zip(&ends) {
+            close(&mut out, x, end);
         }
         base += rails[k].len();
     }
