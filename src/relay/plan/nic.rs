@@ -50,7 +50,7 @@ pub(crate) fn nic_intervals(
     };
     // Small layers on this thread: handing them to the pool costs more
     // than it saves (and each worker's allocator takes fresh pages).
-    let per_rail: Vec<Vec<(u64, Vec<usize>)>> = if pairs.len() >= PARALLEL_PAIRS {
+    let per_rail: Vec<Vec<(u64, Vec<u32>)>> = if pairs.len() >= PARALLEL_PAIRS {
         rails.par_iter().map(colour).collect::<Result<_, _>>()?
     } else {
         rails.iter().map(colour).collect::<Result<_, _>>()?
@@ -89,6 +89,7 @@ pub(crate) fn nic_intervals(
             // The part up to the wrap, then the rest from tick 0.
             let first = (*repeat).min(ticks - start);
             for &e in class {
+                let e = e as usize;
                 for (s, len) in [(start, first), (0, repeat - first)] {
                     if len == 0 {
                         continue;

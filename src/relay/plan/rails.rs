@@ -89,7 +89,7 @@ pub(crate) fn split_rails(
     for (repeat, class) in classes {
         for _ in 0..repeat {
             for &e in &class {
-                per_rail[(colour % gu) as usize][edge_pair[e]] += 1;
+                per_rail[(colour % gu) as usize][edge_pair[e as usize]] += 1;
             }
             colour += 1;
         }
