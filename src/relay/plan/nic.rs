@@ -60,82 +60,112 @@ pub(crate) fn nic_intervals(
         .map(|c| c.iter().map(|r| r.0).sum::<u64>())
         .max()
         .unwrap_or(0);
-    // At most two intervals a class member (one at a wrap): reserved once,
-    // so the vector is not copied into fresh pages as it grows (merging
-    // leaves most of the room untouched, and untouched pages cost nothing).
-    let most: usize = per_rail
+    // Each rail's intervals on its own (on the pool where the rails were
+    // coloured there), then all ordered by start.
+    let bases: Vec<usize> = rails
         .iter()
-        .flat_map(|c| c.iter().map(|(_, class)| 2 * class.len()))
-        .sum();
-    let mut out: Vec<Interval> = Vec::with_capacity(most);
-    let mut base = 0usize;
-    for (k, classes) in per_rail.iter().enumerate() {
-        let shift = ticks * k as u64 / rails.len() as u64;
-        // Per edge of the rail, its latest interval in `out` and the tick
-        // that interval ends at so far: a class lists ~a node's worth of
-        // edges a round (9.5 M entries at 1,024 ranks), so an extension
-        // touches only these (small, cached), and `out` (large) only when
-        // an interval starts or is closed.
-        let mut latest = vec![usize::MAX; rails[k].len()];
-        let mut ends = vec![u64::MAX; rails[k].len()];
-        let close = |out: &mut Vec<Interval>, x: usize, end: u64| {
-            if let Some(iv) = out.get_mut(x) {
-                iv.len = end - iv.start;
-            }
-        };
-        let mut t = 0u64;
-        for (repeat, class) in classes {
-            let start = (t + shift) % ticks;
-            // The part up to the wrap, then the rest from tick 0.
-            let first = (*repeat).min(ticks - start);
-            for &e in class {
-                let e = e as usize;
-                for (s, len) in [(start, first), (0, repeat - first)] {
-                    if len == 0 {
-                        continue;
-                    }
-                    // An edge matched again right after its interval
-                    // extends it.
-                    if ends[e] == s {
-                        ends[e] += len;
-                        continue;
-                    }
-                    close(&mut out, latest[e], ends[e]);
-                    let (a, b, _) = pairs[rails[k][e].0 as usize];
-                    latest[e] = out.len();
-                    ends[e] = s + len;
-                    out.push(Interval {
-                        start: s,
-                        len,
-                        rail: k as u32,
-                        cursor: (base + e) as u32,
-                        a,
-                        b,
-                    });
-                }
-            }
-            t += repeat;
-        }
-        for (&x, &end) in latest.iter().zip(&ends) {
-            close(&mut out, x, end);
-        }
-        base += rails[k].len();
-    }
-    Ok((by_start(out, ticks), ticks))
+        .scan(0usize, |acc, r| {
+            let base = *acc;
+            *acc += r.len();
+            Some(base)
+        })
+        .collect();
+    let of_rail = |k: usize| {
+        rail_intervals(
+            k,
+            &per_rail[k],
+            &rails[k],
+            bases[k],
+            pairs,
+            ticks,
+            rails.len(),
+        )
+    };
+    let parts: Vec<Vec<Interval>> = if pairs.len() >= PARALLEL_PAIRS {
+        (0..rails.len()).into_par_iter().map(of_rail).collect()
+    } else {
+        (0..rails.len()).map(of_rail).collect()
+    };
+    Ok((by_start(&parts, ticks), ticks))
 }
 
-/// `v` ordered by start tick, stably (a counting sort over the ticks).
-fn by_start(v: Vec<Interval>, ticks: u64) -> Vec<Interval> {
+/// Rail `k`'s intervals from its colour classes (its loads `loads`, its
+/// first cursor `base`), its rounds rotated by `k * ticks / rails` ticks.
+fn rail_intervals(
+    k: usize,
+    classes: &[(u64, Vec<u32>)],
+    loads: &[(u32, u64)],
+    base: usize,
+    pairs: &[(u32, u32, u64)],
+    ticks: u64,
+    rails: usize,
+) -> Vec<Interval> {
+    let mut out: Vec<Interval> = Vec::new();
+    let shift = ticks * k as u64 / rails as u64;
+    // Per edge of the rail, its latest interval in `out` and the tick that
+    // interval ends at so far: a class lists ~a node's worth of edges a
+    // round (9.5 M entries over 8 rails at 1,024 ranks), so an extension
+    // touches only these (small, cached), and `out` only when an interval
+    // starts or is closed.
+    let mut latest = vec![usize::MAX; loads.len()];
+    let mut ends = vec![u64::MAX; loads.len()];
+    let close = |out: &mut Vec<Interval>, x: usize, end: u64| {
+        if let Some(iv) = out.get_mut(x) {
+            iv.len = end - iv.start;
+        }
+    };
+    let mut t = 0u64;
+    for (repeat, class) in classes {
+        let start = (t + shift) % ticks;
+        // The part up to the wrap, then the rest from tick 0.
+        let first = (*repeat).min(ticks - start);
+        for &e in class {
+            let e = e as usize;
+            for (s, len) in [(start, first), (0, repeat - first)] {
+                if len == 0 {
+                    continue;
+                }
+                // An edge matched again right after its interval extends
+                // it.
+                if ends[e] == s {
+                    ends[e] += len;
+                    continue;
+                }
+                close(&mut out, latest[e], ends[e]);
+                let (a, b, _) = pairs[loads[e].0 as usize];
+                latest[e] = out.len();
+                ends[e] = s + len;
+                out.push(Interval {
+                    start: s,
+                    len,
+                    rail: k as u32,
+                    cursor: (base + e) as u32,
+                    a,
+                    b,
+                });
+            }
+        }
+        t += repeat;
+    }
+    for (&x, &end) in latest.iter().zip(&ends) {
+        close(&mut out, x, end);
+    }
+    out
+}
+
+/// The intervals of `parts` (in order) ordered by start tick, stably (a
+/// counting sort over the ticks).
+fn by_start(parts: &[Vec<Interval>], ticks: u64) -> Vec<Interval> {
     let mut at = vec![0usize; ticks as usize + 1];
-    for x in &v {
+    for x in parts.iter().flatten() {
         at[x.start as usize + 1] += 1;
     }
     for t in 0..ticks as usize {
         at[t + 1] += at[t];
     }
-    let mut out = vec![Interval::default(); v.len()];
-    for x in v {
-        out[at[x.start as usize]] = x;
+    let mut out = vec![Interval::default(); at[ticks as usize]];
+    for x in parts.iter().flatten() {
+        out[at[x.start as usize]] = *x;
         at[x.start as usize] += 1;
     }
     out
