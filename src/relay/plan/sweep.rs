@@ -72,7 +72,7 @@ pub(super) fn layer(
     nic_ticks: u64,
 ) -> Part {
     if layer.early.is_none() && nic_ticks >= SPLIT_TICKS {
-        return in_halves(layer, &start, n, capacity, nic_ticks).0;
+        return in_halves(layer, start, n, capacity, nic_ticks).0;
     }
     let grid = Grid::new(n, nic_ticks as usize, layer.tt.nvlink_speedup);
     in_one(layer, start, grid, capacity, nic_ticks)
@@ -97,7 +97,7 @@ pub(super) fn in_one(
 /// first half goes on through the second instead.
 fn in_halves(
     layer: &Layer,
-    start: &[Cursor],
+    start: Vec<Cursor>,
     n: usize,
     capacity: usize,
     nic_ticks: u64,
@@ -106,8 +106,8 @@ fn in_halves(
     let b = nic_ticks / 2;
     let second = b + SEAM..nic_ticks;
     let ((mut cursors, mut grid, mut runs), (grid2, runs2)) = rayon::join(
-        || {
-            let mut cursors = start.to_vec();
+        move || {
+            let mut cursors = start;
             let mut grid = Grid::new(n, nic_ticks as usize, rho);
             let mut runs = Vec::with_capacity(capacity);
             sweep(layer, &mut cursors, &mut grid, &mut runs, 0..b);
@@ -319,7 +319,7 @@ mod tests {
                 last_from: nic_ticks - nic_ticks / 4,
                 early: None,
             };
-            let (halves, kept) = in_halves(&layer, &start, 256, 0, nic_ticks);
+            let (halves, kept) = in_halves(&layer, start.clone(), 256, 0, nic_ticks);
             assert!(kept || rho < 4, "rho {rho}: the halves overload a port");
             let grid = Grid::new(256, nic_ticks as usize, rho);
             let one = in_one(&layer, start, grid, 0, nic_ticks);
