@@ -37,7 +37,6 @@ use super::item::Item;
 use super::nic::Interval;
 use super::prefetch::prefetch;
 use super::rails::RailLoads;
-use super::sweep::{Layer, Part};
 use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::{Hop, RelayRun};
@@ -57,7 +56,7 @@ pub(super) const WINDOW: u64 = 128;
 /// The first `1 / EDGE_PART` of the NIC layer places each window's first
 /// hops before its last hops, the last `1 / EDGE_PART` its last hops
 /// before its first hops ([`Ahead`]).
-const EDGE_PART: u64 = 4;
+pub(super) const EDGE_PART: u64 = 4;
 
 /// Where a rail's segment of a pair stands: the sequence position of the
 /// demand it is in, the next chunk of that demand, and the run it is
@@ -102,9 +101,9 @@ pub(super) struct Pending {
 /// where each rail's segment of each pair starts (`cursors`): all the
 /// placement needs besides the NIC layer, so it is made beside it.
 pub(crate) struct Order {
-    seq: Vec<Item>,
-    pair_start: Vec<usize>,
-    cursors: Vec<Cursor>,
+    pub(super) seq: Vec<Item>,
+    pub(super) pair_start: Vec<usize>,
+    pub(super) cursors: Vec<Cursor>,
 }
 
 /// The [`Order`] of `inst`'s inter-node demands on the rails `rails`
@@ -138,82 +137,6 @@ pub(crate) fn order(
         seq,
         pair_start,
         cursors,
-    }
-}
-
-/// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
-/// (`rails` and `intervals` as `super::nic` made them, the NIC layer
-/// `nic_ticks` long, the demands in the order `order`), the intra-node
-/// ones after. Runs in the order they were closed, ticks shifted by
-/// [`BIAS`]; and the first and last tick of any hop (unshifted), `None`
-/// where there is none.
-pub(crate) fn place(
-    inst: &Instance,
-    tt: TwoTier,
-    order: Order,
-    rails: &RailLoads,
-    intervals: &[Interval],
-    nic_ticks: u64,
-    pressure: Option<&super::pressure::Pressure>,
-) -> (Vec<RelayRun>, Option<(i64, i64)>) {
-    let Order {
-        seq,
-        pair_start,
-        cursors,
-    } = order;
-    let tight = pressure.is_some_and(|p| p.any_tight());
-    let n = inst.slots as usize;
-    // About a run per demand and one more each time an interval of a
-    // segment ends inside a demand (measured: 64 ranks 6,287 runs of 4,032
-    // demands and 826 intervals; 1,024 ranks 1.25 M of 1.05 M demands):
-    // room for both, so the runs are never copied to grow.
-    let d = inst.demands().len();
-    let capacity = (d * 3 / 2).max(d + 3 * intervals.len());
-    // With rho >= G every hop fits one tick from its NIC hop whatever the
-    // order (module docs): no window places one kind of hop ahead.
-    let (first_until, last_from) = if tt.nvlink_speedup >= tt.gpus_per_node {
-        (0, u64::MAX)
-    } else {
-        (nic_ticks / EDGE_PART, nic_ticks - nic_ticks / EDGE_PART)
-    };
-    let mut layer = Layer {
-        tt,
-        seq: &seq,
-        pair_start: &pair_start,
-        rails,
-        intervals,
-        first_until,
-        last_from,
-        early: None,
-    };
-    let Part { mut grid, mut runs } = if tight {
-        // Where a port is tight, the first hops of every window before the
-        // last quarter's are placed before any last hop (`FirstHops`).
-        let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
-        let mut moved = cursors.clone();
-        let last_quarter = nic_ticks - nic_ticks / EDGE_PART;
-        let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, last_quarter);
-        layer.early = Some(&early);
-        super::sweep::in_one(&layer, cursors, grid, capacity, nic_ticks)
-    } else {
-        super::sweep::layer(&layer, cursors, n, capacity, nic_ticks)
-    };
-    // Every hop is a NIC hop of an interval or an NVLink hop on the grid.
-    let nic = intervals
-        .iter()
-        .map(|iv| iv.start + iv.len)
-        .max()
-        .map(|end| (0, end as i64 - 1));
-    let start = span(nic, grid.used()).map_or(0, |s| s.0);
-    place_intra(inst, tt, &mut grid, &mut runs, start);
-    (runs, span(nic, grid.used()))
-}
-
-/// The ticks from the first of `a` and `b` to the last.
-fn span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
-        (x, y) => x.or(y),
     }
 }
 
@@ -360,7 +283,7 @@ pub(super) struct FirstHops {
 impl FirstHops {
     /// Sweeps the windows ending by `last_from` as the placement does,
     /// taking only the first hops on `grid` (`cursors` move past them).
-    fn place(
+    pub(super) fn place(
         tt: TwoTier,
         seq: &[Item],
         cursors: &mut [Cursor],
@@ -664,7 +587,7 @@ pub(super) fn segments(
 /// with room on its NVLink hop. A cursor per GPU side (the first tick
 /// whose port is not yet full from the intra-node chunks' point of view)
 /// spares rescanning full ticks.
-fn place_intra(
+pub(super) fn place_intra(
     inst: &Instance,
     tt: TwoTier,
     grid: &mut Grid,

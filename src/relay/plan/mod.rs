@@ -71,7 +71,7 @@ pub(crate) fn build_schedule(
         (layer(), order())
     };
     let (intervals, nic_ticks) = layer?;
-    let (mut runs, span) = hops::place(
+    let (mut runs, span) = sweep::place(
         inst,
         tt,
         order,

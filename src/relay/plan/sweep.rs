@@ -1,6 +1,7 @@
-//! The NIC layer's ticks swept in windows (`super::hops` places each
-//! interval's chunks of a window and their NVLink hops), in one part or,
-//! on a long layer, in two halves at once on the thread pool.
+//! Placing every chunk ([`place`]): the NIC layer's ticks swept in
+//! windows (`super::hops` places each interval's chunks of a window and
+//! their NVLink hops), in one part or, on a long layer, in two halves at
+//! once on the thread pool; then the intra-node chunks (`super::hops`).
 //!
 //! Halves: ticks `0 .. b` and `b + SEAM .. T` are swept at the same time,
 //! each with cursors, an NVLink grid and runs of its own (the second
@@ -18,12 +19,15 @@
 
 use super::grid::Grid;
 use super::hops::{
-    close, cursor_rails, hops_ahead, place_ticks, segments, Ahead, Cursor, FirstHops, Span, WINDOW,
+    close, cursor_rails, hops_ahead, place_intra, place_ticks, segments, Ahead, Cursor, FirstHops,
+    Order, Span, EDGE_PART, WINDOW,
 };
 use super::item::Item;
 use super::nic::Interval;
 use super::prefetch::prefetch;
+use super::pressure::Pressure;
 use super::rails::RailLoads;
+use crate::instance::Instance;
 use crate::relay::model::TwoTier;
 use crate::relay::schedule::RelayRun;
 use std::ops::Range;
@@ -44,33 +48,103 @@ const SEAM: u64 = 32;
 /// (pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`), the rails' loads (which rail each cursor is on), the NIC intervals by
 /// start tick, where the layer's edges (`Ahead`) end and start, and the
 /// first hops placed before the sweep where a port is tight.
-pub(super) struct Layer<'a> {
-    pub(super) tt: TwoTier,
-    pub(super) seq: &'a [Item],
-    pub(super) pair_start: &'a [usize],
-    pub(super) rails: &'a RailLoads,
-    pub(super) intervals: &'a [Interval],
-    pub(super) first_until: u64,
-    pub(super) last_from: u64,
-    pub(super) early: Option<&'a FirstHops>,
+struct Layer<'a> {
+    tt: TwoTier,
+    seq: &'a [Item],
+    pair_start: &'a [usize],
+    rails: &'a RailLoads,
+    intervals: &'a [Interval],
+    first_until: u64,
+    last_from: u64,
+    early: Option<&'a FirstHops>,
 }
 
 /// A swept layer: the NVLink use and the runs written.
-pub(super) struct Part {
-    pub(super) grid: Grid,
-    pub(super) runs: Vec<RelayRun>,
+struct Part {
+    grid: Grid,
+    runs: Vec<RelayRun>,
+}
+
+/// Every chunk of `inst` placed: the inter-node ones on the NIC intervals
+/// (`rails` and `intervals` as `super::nic` made them, the NIC layer
+/// `nic_ticks` long, the demands in the order `order`), the intra-node
+/// ones after. Runs in the order they were closed, ticks shifted by
+/// [`BIAS`]; and the first and last tick of any hop (unshifted), `None`
+/// where there is none.
+pub(crate) fn place(
+    inst: &Instance,
+    tt: TwoTier,
+    order: Order,
+    rails: &RailLoads,
+    intervals: &[Interval],
+    nic_ticks: u64,
+    pressure: Option<&Pressure>,
+) -> (Vec<RelayRun>, Option<(i64, i64)>) {
+    let Order {
+        seq,
+        pair_start,
+        cursors,
+    } = order;
+    let tight = pressure.is_some_and(|p| p.any_tight());
+    let n = inst.slots as usize;
+    // About a run per demand and one more each time an interval of a
+    // segment ends inside a demand (measured: 64 ranks 6,287 runs of 4,032
+    // demands and 826 intervals; 1,024 ranks 1.25 M of 1.05 M demands):
+    // room for both, so the runs are never copied to grow.
+    let d = inst.demands().len();
+    let capacity = (d * 3 / 2).max(d + 3 * intervals.len());
+    // With rho >= G every hop fits one tick from its NIC hop whatever the
+    // order (module docs): no window places one kind of hop ahead.
+    let (first_until, last_from) = if tt.nvlink_speedup >= tt.gpus_per_node {
+        (0, u64::MAX)
+    } else {
+        (nic_ticks / EDGE_PART, nic_ticks - nic_ticks / EDGE_PART)
+    };
+    let mut layer = Layer {
+        tt,
+        seq: &seq,
+        pair_start: &pair_start,
+        rails,
+        intervals,
+        first_until,
+        last_from,
+        early: None,
+    };
+    let Part { mut grid, mut runs } = if tight {
+        // Where a port is tight, the first hops of every window before the
+        // last quarter's are placed before any last hop (`FirstHops`).
+        let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
+        let mut moved = cursors.clone();
+        let last_quarter = nic_ticks - nic_ticks / EDGE_PART;
+        let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, last_quarter);
+        layer.early = Some(&early);
+        in_one(&layer, cursors, grid, capacity, nic_ticks)
+    } else {
+        in_parts(&layer, cursors, n, capacity, nic_ticks)
+    };
+    // Every hop is a NIC hop of an interval or an NVLink hop on the grid.
+    let nic = intervals
+        .iter()
+        .map(|iv| iv.start + iv.len)
+        .max()
+        .map(|end| (0, end as i64 - 1));
+    let start = span(nic, grid.used()).map_or(0, |s| s.0);
+    place_intra(inst, tt, &mut grid, &mut runs, start);
+    (runs, span(nic, grid.used()))
+}
+
+/// The ticks from the first of `a` and `b` to the last.
+fn span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
+        (x, y) => x.or(y),
+    }
 }
 
 /// The layer swept (`nic_ticks` long, for `n` GPUs, the segments starting
 /// at `start`), in halves where it is long enough; runs written with room
 /// for `capacity`.
-pub(super) fn layer(
-    layer: &Layer,
-    start: Vec<Cursor>,
-    n: usize,
-    capacity: usize,
-    nic_ticks: u64,
-) -> Part {
+fn in_parts(layer: &Layer, start: Vec<Cursor>, n: usize, capacity: usize, nic_ticks: u64) -> Part {
     if layer.early.is_none() && nic_ticks >= SPLIT_TICKS {
         return in_halves(layer, start, n, capacity, nic_ticks).0;
     }
@@ -79,7 +153,7 @@ pub(super) fn layer(
 }
 
 /// The layer swept in one part on `grid`.
-pub(super) fn in_one(
+fn in_one(
     layer: &Layer,
     mut cursors: Vec<Cursor>,
     mut grid: Grid,
