@@ -12,8 +12,9 @@
 //! cursors and open runs), so the seam's hops see both halves'. The
 //! halves' own hops meet only where one moved more than `SEAM - 1` ticks
 //! from its NIC hop toward the other half (an NVLink port full there);
-//! where the sum then exceeds a port's capacity the layer is swept again
-//! in one part. A segment's run open at `b + SEAM` is cut in two there.
+//! where the sum would then exceed a port's capacity, the second half is
+//! dropped and the first goes on through it. A segment's run open at `b +
+//! SEAM` is cut in two there.
 //! Where the halves are cut depends on the layer only, not on the
 //! threads, so the plan is the same on any number of them.
 
