@@ -46,9 +46,10 @@ const SPLIT_TICKS: u64 = 1024;
 const SEAM: u64 = 32;
 
 /// What every part of a sweep reads: the machine, the pairs' sequences
-/// (pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`), the rails' loads (which rail each cursor is on), the NIC intervals by
-/// start tick, where the layer's edges (`Ahead`) end and start, and the
-/// first hops placed before the sweep where a port is tight.
+/// (pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`), the rails'
+/// loads (which rail each cursor is on), the NIC intervals by start tick,
+/// where the layer's edges (`Ahead`) end and start, and the first hops
+/// placed before the sweep where a port is tight.
 struct Layer<'a> {
     tt: TwoTier,
     seq: &'a [Item],
@@ -143,10 +144,12 @@ fn span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
 }
 
 /// The layer swept (`nic_ticks` long, for `n` GPUs, the segments starting
-/// at `start`), in halves where it is long enough; runs written with room
-/// for `capacity`.
+/// at `start`, no first hops placed before: `place` sweeps a tight layer
+/// in one part), in halves where it is long enough; runs written with
+/// room for `capacity`.
 fn in_parts(layer: &Layer, start: Vec<Cursor>, n: usize, capacity: usize, nic_ticks: u64) -> Part {
-    if layer.early.is_none() && nic_ticks >= SPLIT_TICKS {
+    debug_assert!(layer.early.is_none());
+    if nic_ticks >= SPLIT_TICKS {
         return in_halves(layer, start, n, capacity, nic_ticks).0;
     }
     let grid = Grid::new(n, nic_ticks as usize, layer.tt.nvlink_speedup);
