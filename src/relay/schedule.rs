@@ -39,12 +39,32 @@ impl RelayRun {
         }
         let mut h = [Hop::default(); 3];
         h[..hops.len()].copy_from_slice(hops);
+        RelayRun::first_of(demand, chunk, count, h, hops.len())
+    }
+
+    /// [`RelayRun::new`] with the hops as the first `len` of `hops` (the
+    /// rest ignored): a planner's hops in a fixed array, copied as one
+    /// value rather than as a slice of unknown length.
+    #[inline]
+    pub fn first_of(
+        demand: u32,
+        chunk: u64,
+        count: u64,
+        mut hops: [Hop; 3],
+        len: usize,
+    ) -> Option<RelayRun> {
+        if len == 0 || len > 3 || count == 0 {
+            return None;
+        }
+        for h in &mut hops[len..] {
+            *h = Hop::default();
+        }
         Some(RelayRun {
             demand,
             chunk,
             count,
-            len: hops.len() as u8,
-            hops: h,
+            len: len as u8,
+            hops,
         })
     }
 

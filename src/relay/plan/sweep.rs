@@ -130,8 +130,8 @@ pub(crate) fn place(
         .map(|iv| iv.start + iv.len)
         .max()
         .map(|end| (0, end as i64 - 1));
-    let start = span(nic, grid.used()).map_or(0, |s| s.0);
-    place_intra(inst, tt, &mut grid, &mut runs, start);
+    let so_far = span(nic, grid.used()).unwrap_or((0, -1));
+    place_intra(inst, tt, &mut grid, &mut runs, so_far);
     (runs, span(nic, grid.used()))
 }
 
