@@ -34,7 +34,12 @@
 //!    then one sweep over the ticks counting each port's holds, each
 //!    tick's ends before its starts, starts in run order; or, where the
 //!    ticks are too many for a bucket each, every hold's start and end
-//!    sorted.
+//!    sorted. A small schedule in one part (`GRID_CELLS` ports x ticks,
+//!    fewer than 2^16 hops) is counted on a grid instead: +1 at each
+//!    hold's start and -1 at its end per (tick, port), the ticks summed
+//!    in order against the capacities, with no sort; where that sees an
+//!    overload the schedule is checked again with buckets, which name the
+//!    first (the grid only says there is one).
 //!
 //! Large schedules (`PARALLEL_RUNS` runs and more) are cut into parts, as
 //! many as rayon has threads (at most `MAX_PARTS`): each part of the runs
@@ -131,6 +136,11 @@ const PARALLEL_RUNS: usize = 1 << 15;
 /// Most parts a schedule is cut into (each has its own buckets and bitmap).
 const MAX_PARTS: usize = 8;
 
+/// Ports x (ticks + 1) up to which a schedule checked in one part counts
+/// its ports on a grid (2 bytes a cell: 512 KiB; 64 GPUs and 500 ticks
+/// take 128,000 cells).
+const GRID_CELLS: u64 = 1 << 18;
+
 /// Checks `s` against `inst` on machine `tt` (module docs).
 pub fn validate_relay(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Result<(), RelayInvalid> {
     validate_in_parts(inst, tt, s, parts_for(s.runs.len(), PARALLEL_RUNS))
@@ -167,21 +177,36 @@ fn validate_in_parts(
     s: &RelaySchedule,
     parts: usize,
 ) -> Result<(), RelayInvalid> {
+    validate_with(inst, tt, s, parts, true)
+}
+
+/// [`validate_in_parts`], the ports counted on a grid where `grid` allows
+/// it and the schedule is small (module docs, step 3).
+fn validate_with(
+    inst: &Instance,
+    tt: TwoTier,
+    s: &RelaySchedule,
+    parts: usize,
+    grid: bool,
+) -> Result<(), RelayInvalid> {
     tt.check(inst)
         .map_err(|e| RelayInvalid::Machine(e.to_string()))?;
     let parts = parts.clamp(1, s.runs.len().max(1));
     // A bucket per tick where the ticks are few against the runs (and
-    // ports and hops fit in u32).
+    // ports and hops fit in u32); a grid of ports and ticks instead where
+    // it is small and every count fits in 16 bits.
     let runs = s.runs.len() as u64;
     let dense =
         s.ticks <= 24 * runs + 1024 && inst.slots <= u32::MAX / 4 && 3 * runs <= u32::MAX as u64;
+    let cells = (s.ticks + 1).saturating_mul(4 * inst.slots as u64);
+    let grid = grid && dense && parts == 1 && cells <= GRID_CELLS && 3 * runs <= u16::MAX as u64;
     let table = coverage::demand_table(inst, s.runs.len());
     let ctx = routes::Context {
         inst,
         s,
         nodes: Nodes::new(tt.gpus_per_node),
         table: table.as_ref().map(|(t, total)| (&t[..], *total)),
-        dense,
+        dense: dense && !grid,
     };
     let len = s.runs.len();
     let ranges = (0..parts)
@@ -192,19 +217,30 @@ fn validate_in_parts(
         .collect::<Result<Vec<_>, _>>()?;
     let (nodes, rho) = (ctx.nodes, tt.nvlink_speedup);
     let hops = tallies.iter().map(|t| t.hops).sum::<usize>();
+    // On the grid an overload is only seen, not named: the buckets name
+    // it (the routes and coverage pass again on the way).
+    let ports = |tallies| {
+        if !grid {
+            check_ports(s, nodes, tallies, hops, inst.slots, rho)
+        } else if ports::fit_on_grid(s, nodes, inst.slots, rho) {
+            Ok(())
+        } else {
+            validate_with(inst, tt, s, parts, false)
+        }
+    };
     if let Some((_, total)) = table {
         // The bitmap's verdict; where it saw an overlap or a gap, sorting
         // finds the demand to report.
         if !coverage::bitmaps_tile(total, tallies.iter().map(|t| (&t.bits[..], t.clash))) {
             coverage::check_coverage_sorted(inst, s)?;
         }
-        return check_ports(s, nodes, tallies, hops, inst.slots, rho);
+        return ports(tallies);
     }
     // No bitmap: the coverage check by sorting on its own thread beside
     // the port check on large schedules (the coverage error first when
     // both fail, as in sequence).
     let coverage = || coverage::check_coverage_sorted(inst, s);
-    let ports = || check_ports(s, nodes, tallies, hops, inst.slots, rho);
+    let ports = || ports(tallies);
     let (coverage, ports) = if parts > 1 {
         rayon::join(coverage, ports)
     } else {

@@ -247,6 +247,44 @@ fn overload(port: u64, tick: u64, count: u64, cap: u64) -> RelayInvalid {
     }
 }
 
+/// Whether every port of `s` stays within its capacity, counted on a grid
+/// of (tick, port) cells: +1 where a hold starts, -1 where it ends (the
+/// tick after its last), the rows summed tick by tick. Counts wrap in 16
+/// bits, which is exact while the hops are fewer than 2^16 (no count
+/// exceeds them); only for runs that passed the route checks.
+pub(super) fn fit_on_grid(s: &RelaySchedule, nodes: Nodes, slots: u32, rho: u32) -> bool {
+    let ports = slots as usize * 4;
+    let ticks = s.ticks as usize;
+    let mut grid = vec![0u16; (ticks + 1) * ports];
+    for c in &s.runs {
+        for hop in c.hops() {
+            let (out, inn) = hop_ports(hop, nodes);
+            let (out, inn) = (out as usize, inn as usize);
+            let (a, e) = (
+                hop.tick as usize * ports,
+                (hop.tick + c.count) as usize * ports,
+            );
+            grid[a + out] = grid[a + out].wrapping_add(1);
+            grid[a + inn] = grid[a + inn].wrapping_add(1);
+            grid[e + out] = grid[e + out].wrapping_sub(1);
+            grid[e + inn] = grid[e + inn].wrapping_sub(1);
+        }
+    }
+    let nvlink = rho.min(u16::MAX as u32) as u16;
+    let caps: Vec<u16> = (0..ports)
+        .map(|p| if PORTS[p % 4].1 { 1 } else { nvlink })
+        .collect();
+    let mut count = vec![0u16; ports];
+    grid.chunks_exact(ports).take(ticks).all(|row| {
+        let mut over = false;
+        for ((c, &d), &cap) in count.iter_mut().zip(row).zip(&caps) {
+            *c = c.wrapping_add(d);
+            over |= *c > cap;
+        }
+        !over
+    })
+}
+
 /// Calls `f(start, end, port)` for every port a run's hop holds, ticks
 /// `start..end`. Only for runs that passed the route checks (no tick
 /// overflows).

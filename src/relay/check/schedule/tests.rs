@@ -367,3 +367,34 @@ fn small_schedules_stay_on_one_thread() {
     let many = parts_for(10, 4);
     assert!((1..=MAX_PARTS).contains(&many), "{many}");
 }
+
+#[test]
+fn the_grid_sees_an_overload_exactly_where_the_buckets_name_one() {
+    // Doctored small schedules whose routes and chunks are right: the
+    // grid's verdict on the ports against the buckets' (the grid is only
+    // asked when the rest passed, and falls back to the buckets to name
+    // an overload, so `verdict` alone would not see a false alarm).
+    let mut x = 0x9a1d_u64;
+    let (mut overloads, mut fits) = (0, 0);
+    for (inst, tt) in [(random(8, 3), machine(4, 2)), (moe(64, 5), machine(8, 4))] {
+        let s = plan_relay(&inst, tt).unwrap().schedule;
+        for _ in 0..400 {
+            let mut bad = s.clone();
+            doctor(&mut bad, inst.slots, inst.demands().len() as u32, &mut x);
+            let buckets = validate_with(&inst, tt, &bad, 1, false);
+            match buckets {
+                Ok(()) => fits += 1,
+                Err(RelayInvalid::Port { .. }) => overloads += 1,
+                Err(_) => continue,
+            }
+            let nodes = Nodes::new(tt.gpus_per_node);
+            let on_grid = ports::fit_on_grid(&bad, nodes, inst.slots, tt.nvlink_speedup);
+            assert_eq!(on_grid, buckets.is_ok(), "{buckets:?}");
+            assert_eq!(validate_in_parts(&inst, tt, &bad, 1), buckets);
+        }
+    }
+    assert!(
+        overloads > 20 && fits > 20,
+        "{overloads} overloads, {fits} fits"
+    );
+}
