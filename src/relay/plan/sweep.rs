@@ -21,7 +21,7 @@
 use super::grid::Grid;
 use super::hops::{
     close, cursor_rails, hops_ahead, place_intra, place_ticks, segments, Ahead, Cursor, FirstHops,
-    Order, Span, EDGE_PART, WINDOW,
+    Order, Span, EDGE_PART, TIGHT_EDGE_PART, WINDOW,
 };
 use super::item::Item;
 use super::nic::Interval;
@@ -61,6 +61,24 @@ struct Layer<'a> {
     early: Option<&'a FirstHops>,
 }
 
+impl Layer<'_> {
+    /// Where the window starting at NIC tick `window` ends: [`WINDOW`]
+    /// ticks on, or sooner at the edge parts' bounds, so that a window
+    /// places one kind of hop ahead in the edge parts only. (Where first
+    /// hops were placed before the sweep, `FirstHops`, the bounds are
+    /// multiples of [`WINDOW`]: its windows are the sweep's.)
+    fn window_end(&self, window: u64) -> u64 {
+        let end = window + WINDOW;
+        if window < self.first_until {
+            end.min(self.first_until)
+        } else if window < self.last_from {
+            end.min(self.last_from)
+        } else {
+            end
+        }
+    }
+}
+
 /// A swept layer: the NVLink use and the runs written.
 struct Part {
     grid: Grid,
@@ -95,13 +113,7 @@ pub(crate) fn place(
     // room for both, so the runs are never copied to grow.
     let d = inst.demands().len();
     let capacity = (d * 3 / 2).max(d + 3 * intervals.len());
-    // With rho >= G every hop fits one tick from its NIC hop whatever the
-    // order (module docs): no window places one kind of hop ahead.
-    let (first_until, last_from) = if tt.nvlink_speedup >= tt.gpus_per_node {
-        (0, u64::MAX)
-    } else {
-        (nic_ticks / EDGE_PART, nic_ticks - nic_ticks / EDGE_PART)
-    };
+    let (first_until, last_from) = edge_parts(tt, nic_ticks, tight);
     let mut layer = Layer {
         tt,
         seq: &seq,
@@ -117,7 +129,7 @@ pub(crate) fn place(
         // last quarter's are placed before any last hop (`FirstHops`).
         let mut grid = Grid::new(n, nic_ticks as usize, tt.nvlink_speedup);
         let mut moved = cursors.clone();
-        let last_quarter = nic_ticks - nic_ticks / EDGE_PART;
+        let last_quarter = nic_ticks - nic_ticks / TIGHT_EDGE_PART;
         let early = FirstHops::place(tt, &seq, &mut moved, &mut grid, intervals, last_quarter);
         layer.early = Some(&early);
         in_one(&layer, cursors, grid, capacity, nic_ticks)
@@ -133,6 +145,30 @@ pub(crate) fn place(
     let so_far = span(nic, grid.used()).unwrap_or((0, -1));
     place_intra(inst, tt, &mut grid, &mut runs, so_far);
     (runs, span(nic, grid.used()))
+}
+
+/// Where the windows that place first hops ahead end and those that
+/// place last hops ahead start ([`Ahead`]), on a NIC layer of `nic_ticks`
+/// ticks. With rho >= G every hop fits one tick from its NIC hop whatever
+/// the order (module docs): none. On a long layer without a tight port,
+/// the first and last `1 / EDGE_PART`; else the windows of [`WINDOW`]
+/// ticks that reach into the first and last `1 / TIGHT_EDGE_PART` (a
+/// short layer's first window may be the whole layer: its first hops go
+/// first throughout, which plans closer to the bound at 16 ranks, rho
+/// 1-2, than the edge parts alone).
+fn edge_parts(tt: TwoTier, nic_ticks: u64, tight: bool) -> (u64, u64) {
+    if tt.nvlink_speedup >= tt.gpus_per_node {
+        return (0, u64::MAX);
+    }
+    if !tight && nic_ticks >= 2 * WINDOW {
+        let edge = nic_ticks / EDGE_PART;
+        return (edge, nic_ticks - edge);
+    }
+    let edge = nic_ticks / TIGHT_EDGE_PART;
+    (
+        edge.next_multiple_of(WINDOW),
+        (nic_ticks - edge) / WINDOW * WINDOW,
+    )
 }
 
 /// The ticks from the first of `a` and `b` to the last.
@@ -268,10 +304,7 @@ fn sweep(
     let (mut ahead, mut from_at, mut saved) = (Vec::new(), Vec::new(), Vec::new());
     let mut window = ticks.start;
     while window < ticks.end && (next < intervals.len() || !active.is_empty()) {
-        // The kind goes by the whole window's reach, the placement stops
-        // at the part's end.
-        let reach = window + WINDOW;
-        let end = reach.min(ticks.end);
+        let end = layer.window_end(window).min(ticks.end);
         while next < intervals.len() && intervals[next].start < end {
             active.push((next, intervals[next].start));
             next += 1;
@@ -280,7 +313,7 @@ fn sweep(
             None
         } else if window < first_until {
             Some(Ahead::First)
-        } else if reach > last_from {
+        } else if window >= last_from {
             Some(Ahead::Last)
         } else {
             None
@@ -370,6 +403,22 @@ mod tests {
         }
         out.sort_unstable();
         out
+    }
+
+    #[test]
+    fn edge_parts_are_eighths_of_a_long_layer_and_whole_windows_else() {
+        let tt = |rho| TwoTier {
+            gpus_per_node: 8,
+            nvlink_speedup: rho,
+        };
+        assert_eq!(edge_parts(tt(8), 400, false), (0, u64::MAX));
+        assert_eq!(edge_parts(tt(8), 400, true), (0, u64::MAX));
+        assert_eq!(edge_parts(tt(4), 400, false), (50, 350));
+        // Tight, or under two windows: the windows reaching into the
+        // quarters (a short layer's first window is all of it).
+        assert_eq!(edge_parts(tt(4), 400, true), (128, 256));
+        assert_eq!(edge_parts(tt(2), 200, false), (128, 128));
+        assert_eq!(edge_parts(tt(2), 100, false), (128, 0));
     }
 
     #[test]
