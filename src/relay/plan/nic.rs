@@ -8,6 +8,7 @@
 //! rounds); the layer is kept as intervals, not tick by tick.
 
 use super::colour::colour_bipartite;
+use super::peel::{peel_colour, MAX_SIDE};
 use super::rails::RailLoads;
 use crate::relay::model::RelayError;
 use rayon::prelude::*;
@@ -34,19 +35,35 @@ pub(super) const PARALLEL_PAIRS: usize = 512;
 
 /// The NIC layer's intervals ordered by start tick (ties: rail, then the
 /// colouring's order), and its tick count (the busiest NIC's chunks).
+/// With `peel` (up to 64 nodes) each rail is coloured by peeling perfect
+/// matchings (`super::peel`: no instance built, no engine set-up), else by
+/// the engine's König colouring. The two layers take the same ticks and
+/// plan about as close to the bound: on `examples/relay_gap.rs`' 96
+/// plans at 64 ranks and rho 4, peeled layers planned 17 differently, by
+/// -5 to +6 ticks (9 more in all), one of them outside 2% + 2, which
+/// `super::build_schedule` plans again with König's layer (then 16 differ,
+/// -5 to +3, 3 more in all). Where a GPU's NVLink port is tight the pairs'
+/// order was tuned on König's rounds (peeled, rho 1-2 planned 0.8% longer
+/// on average), so `super::build_schedule` peels only where none is.
 /// Rail `k`'s rounds are rotated by `k * ticks / G` ticks (so the rails do
 /// not all start with the same pairs), wrapping around.
 pub(crate) fn nic_intervals(
     nodes: u32,
     pairs: &[(u32, u32, u64)],
     rails: &RailLoads,
+    peel: bool,
 ) -> Result<(Vec<Interval>, u64), RelayError> {
+    debug_assert!(!peel || nodes <= MAX_SIDE);
     let colour = |loads: &Vec<(u32, u64)>| {
         let edges: Vec<(u32, u32, u64)> = loads
             .iter()
             .map(|&(p, c)| (pairs[p as usize].0, pairs[p as usize].1, c))
             .collect();
-        colour_bipartite(nodes, nodes, &edges)
+        if peel {
+            peel_colour(nodes, nodes, &edges)
+        } else {
+            colour_bipartite(nodes, nodes, &edges)
+        }
     };
     // Small layers on this thread: handing them to the pool costs more
     // than it saves (and each worker's allocator takes fresh pages).

@@ -432,7 +432,7 @@ mod tests {
             let pairs = node_pairs(&inst, tt).unwrap();
             let nodes = tt.nodes(inst.slots);
             let rails = split_rails(nodes, 8, &pairs).unwrap();
-            let (intervals, nic_ticks) = nic_intervals(nodes, &pairs, &rails).unwrap();
+            let (intervals, nic_ticks) = nic_intervals(nodes, &pairs, &rails, false).unwrap();
             assert!(nic_ticks >= SPLIT_TICKS, "{nic_ticks} ticks: not split");
             let (seq, starts) = sequences(&inst, tt, &pairs);
             let start = segments(&seq, &starts, &rails, None);
