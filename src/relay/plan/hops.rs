@@ -15,9 +15,8 @@
 //! lands outside the NIC layer's ticks. With rho >= G every hop fits (a
 //! GPU's NVLink carries at most G - 1 first hops and one last hop per
 //! tick, and as many the other way), so the plan is the NIC layer plus
-//! two ticks. Intra-node chunks then take the earliest ticks with room on
-//! their one NVLink hop, as runs of consecutive ticks inside the plan's
-//! ticks so far ([`place_intra`]).
+//! two ticks. Intra-node chunks then take the NVLink room left
+//! (`super::intra`).
 //!
 //! The intervals are swept in windows of [`WINDOW`] ticks, in tick order
 //! (`super::sweep`, in two halves at once on a long layer): each interval
@@ -464,33 +463,6 @@ pub(super) fn close(runs: &mut Vec<RelayRun>, item: &Item, p: Pending, sender: u
     );
 }
 
-/// Adds chunks `chunk .. chunk + count` of demand `d` with `hop` (the
-/// first's; intra-node: one hop) to the run `open` when they continue it
-/// (next chunk, next tick), else as a new run; returns the run they went
-/// to.
-fn extend(
-    runs: &mut Vec<RelayRun>,
-    open: usize,
-    d: u32,
-    chunk: u64,
-    count: u64,
-    hop: Hop,
-) -> usize {
-    if let Some(r) = runs.get_mut(open) {
-        let h = r.hops()[0];
-        if r.demand == d
-            && r.chunk + r.count == chunk
-            && h.tick + r.count == hop.tick
-            && (h.from, h.to) == (hop.from, hop.to)
-        {
-            r.count += count;
-            return open;
-        }
-    }
-    runs.push(RelayRun::new(d, chunk, count, &[hop]).expect("one hop"));
-    runs.len() - 1
-}
-
 /// Each node pair's inter-node demands in sequence order, `(demand,
 /// chunks)`, pair `p`'s at `seq[pair_start[p]..pair_start[p + 1]]`. The
 /// instance's demands are sorted by source, then destination, so each
@@ -602,129 +574,4 @@ pub(super) fn segments(
         }
     }
     out
-}
-
-/// Intra-node chunks, each at the earliest tick from the plan's first
-/// with room on its NVLink hop, ticks `span` the plan's so far. Within
-/// them a demand's next chunks take that tick and as many after it as
-/// have room, one run (a chunk a tick: the plan is no longer for it, and
-/// a demand is a run or a few, not one per chunk); past the span's end,
-/// where the plan grows, each chunk takes the earliest tick with room, so
-/// that a port's chunks stack up to its capacity per tick. A cursor per
-/// GPU side (the first tick whose port is not yet full from the
-/// intra-node chunks' point of view) spares rescanning full ticks.
-pub(super) fn place_intra(
-    inst: &Instance,
-    tt: TwoTier,
-    grid: &mut Grid,
-    runs: &mut Vec<RelayRun>,
-    (start, end): (i64, i64),
-) {
-    let n = inst.slots as usize;
-    let (mut from_out, mut from_in) = (vec![start; n], vec![start; n]);
-    // The demands are sorted by source, then destination: a source's
-    // intra-node demands are one block, found by search (not a pass over
-    // every demand: at 1,024 ranks 1 in 128 is intra-node).
-    let demands = inst.demands();
-    let blocks = (0..inst.slots).map(|src| {
-        let first = tt.rank(tt.node(src), 0);
-        let at = |dst: u32| demands.partition_point(|x| (x.src, x.dst) < (src, dst));
-        at(first)..at(first + tt.gpus_per_node)
-    });
-    for d in blocks.flatten() {
-        let dem = demands[d];
-        let (s, t) = (dem.src as usize, dem.dst as usize);
-        let chunks = inst.chunks(d);
-        let (mut c, mut open) = (0u64, usize::MAX);
-        while c < chunks {
-            let at = grid.earliest_fit(from_out[s].max(from_in[t]), dem.src, dem.dst);
-            let within = if at <= end {
-                let most = (chunks - c).min((end - at + 1) as u64) as usize;
-                grid.fit_prefix(at, most, dem.src, dem.dst)
-            } else {
-                0
-            };
-            let count = if within > 0 {
-                grid.take_prefix(at, within, dem.src, dem.dst);
-                within as u64
-            } else {
-                grid.take(at, dem.src, dem.dst);
-                1
-            };
-            while !grid.out_free(from_out[s], dem.src) {
-                from_out[s] += 1;
-            }
-            while !grid.in_free(from_in[t], dem.dst) {
-                from_in[t] += 1;
-            }
-            let hop = Hop {
-                tick: (at + BIAS) as u64,
-                from: dem.src,
-                to: dem.dst,
-            };
-            open = extend(runs, open, d as u32, c, count, hop);
-            c += count;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::instance::{Demand, Limits, Model};
-
-    /// Intra-node demands 0 -> 1 (10 chunks) and 2 -> 1 (6) on nodes of 4,
-    /// rho 2, GPU 1's NVLink receive side full in tick 3.
-    fn intra(span: (i64, i64)) -> Vec<(u32, u64, u64, u64)> {
-        let demands = [(0u32, 1u32, 10u64), (2, 1, 6)].map(|(src, dst, c)| Demand {
-            src,
-            dst,
-            bits: 64 * c,
-        });
-        let inst = Instance::new(Model::Read1Write1, 8, 64, demands, &Limits::default()).unwrap();
-        let tt = TwoTier {
-            gpus_per_node: 4,
-            nvlink_speedup: 2,
-        };
-        let mut grid = Grid::new(8, 20, 2);
-        grid.take(3, 3, 1);
-        grid.take(3, 3, 1);
-        let mut runs = Vec::new();
-        place_intra(&inst, tt, &mut grid, &mut runs, span);
-        let mut got: Vec<_> = runs
-            .iter()
-            .map(|r| (r.demand, r.chunk, r.count, r.hops()[0].tick - BIAS as u64))
-            .collect();
-        got.sort_unstable();
-        got
-    }
-
-    #[test]
-    fn intra_node_chunks_run_one_a_tick_within_the_span_and_stack_past_it() {
-        // Within ticks 0 ..= 19: a run from the earliest tick with room
-        // until a full tick (GPU 1 receives at most rho = 2 a tick, tick 3
-        // full), the next from the earliest again.
-        assert_eq!(
-            intra((0, 19)),
-            vec![(0, 0, 3, 0), (0, 3, 3, 0), (0, 6, 4, 4), (1, 0, 6, 4)]
-        );
-        // A span ending at tick 1: past it each chunk takes the earliest
-        // tick with room, two a tick; a chunk one tick after a run's last
-        // continues it.
-        assert_eq!(
-            intra((0, 1)),
-            vec![
-                (0, 0, 2, 0),
-                (0, 2, 3, 0),
-                (0, 5, 1, 2),
-                (0, 6, 1, 4),
-                (0, 7, 2, 4),
-                (0, 9, 1, 5),
-                (1, 0, 1, 6),
-                (1, 1, 2, 6),
-                (1, 3, 2, 7),
-                (1, 5, 1, 8),
-            ]
-        );
-    }
 }

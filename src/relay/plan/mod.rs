@@ -5,13 +5,14 @@
 //! intervals of repeated rounds, and the NVLink hops pipelined around it
 //! (`hops`, swept by `sweep` in windows of ticks, in two halves on the
 //! thread pool where the layer is long, on the per-tick NVLink use of
-//! `grid`), written as runs; rails of at most 16 nodes without a tight
-//! port are coloured by `peel` instead (and where that plan falls outside
-//! 2% + 2 ticks of the bound, planned again with König's). Where
-//! NVLink is slow or a GPU's NVLink port tight (`pressure`), the rails'
-//! shares favour the tight GPUs (`shares`, or `align::loaded_rails` where
-//! NVLink binds) and each pair's chunks are ordered for the rails
-//! (`align::by_rails`). The plan is validated by `super::check` before it
+//! `grid`), written as runs, then the intra-node chunks in the NVLink
+//! room left (`intra`); rails of at most 16 nodes without a tight port
+//! are coloured by `peel` instead (and where that plan falls outside 2% +
+//! 2 ticks of the bound, planned again with König's). Where NVLink is slow
+//! or a GPU's NVLink port tight (`pressure`), the rails' shares favour
+//! the tight GPUs (`shares`, or `align::loaded_rails` where NVLink binds),
+//! each pair's chunks are ordered for the rails (`align::by_rails`) and
+//! the tight GPUs' intra-node chunks go first, tick by tick. The plan is validated by `super::check` before it
 //! is returned. `direct` writes the best direct plan the same way, for
 //! where relays do not pay.
 
@@ -20,6 +21,7 @@ mod colour;
 mod direct;
 mod grid;
 mod hops;
+mod intra;
 mod item;
 mod nic;
 mod peel;

@@ -2,8 +2,8 @@
 //! node pair's chunks were spread evenly over the rails, against `rho x`
 //! the plan's bound. Where one is, the rails' shares favour it
 //! (`super::shares`), the rails take the chunks that spare it first
-//! (`super::align::by_rails`), and the first hops are placed before the
-//! last (`super::hops`).
+//! (`super::align::by_rails`), the first hops are placed before the last
+//! (`super::hops`), and its intra-node chunks go first (`super::intra`).
 
 use crate::relay::bounds::Loads;
 use crate::relay::model::TwoTier;

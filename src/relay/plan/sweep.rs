@@ -20,9 +20,10 @@
 
 use super::grid::Grid;
 use super::hops::{
-    close, cursor_rails, hops_ahead, place_intra, place_ticks, segments, Ahead, Cursor, FirstHops,
-    Order, Span, EDGE_PART, TIGHT_EDGE_PART, WINDOW,
+    close, cursor_rails, hops_ahead, place_ticks, segments, Ahead, Cursor, FirstHops, Order, Span,
+    EDGE_PART, TIGHT_EDGE_PART, WINDOW,
 };
+use super::intra::place_intra;
 use super::item::Item;
 use super::nic::Interval;
 use super::prefetch::prefetch;
@@ -143,7 +144,11 @@ pub(crate) fn place(
         .max()
         .map(|end| (0, end as i64 - 1));
     let so_far = span(nic, grid.used()).unwrap_or((0, -1));
-    place_intra(inst, tt, &mut grid, &mut runs, so_far);
+    let tight_gpus: Vec<u32> = match pressure {
+        Some(p) if tight => (0..inst.slots).filter(|&g| p.tight(g)).collect(),
+        _ => Vec::new(),
+    };
+    place_intra(inst, tt, &mut grid, &mut runs, so_far, &tight_gpus);
     (runs, span(nic, grid.used()))
 }
 
