@@ -184,6 +184,7 @@ fn same_prefix(v: &[i64]) -> usize {
 /// Places the chunks interval `span.iv` sends in ticks `span.ticks`: the
 /// next chunks of its segment (`cur`), their NVLink hops on `grid` (those
 /// `span.given` gives as given), the runs they close on `runs`.
+#[inline]
 pub(super) fn place_ticks(
     tt: TwoTier,
     seq: &[Item],
