@@ -169,12 +169,12 @@ impl Grid {
 
     /// Whether GPU `x` can still send over NVLink in `tick`.
     pub fn out_free(&self, tick: i64, x: u32) -> bool {
-        self.at(tick, x).map_or(true, |i| self.out[i] < self.cap)
+        self.at(tick, x).is_none_or(|i| self.out[i] < self.cap)
     }
 
     /// Whether GPU `x` can still receive over NVLink in `tick`.
     pub fn in_free(&self, tick: i64, x: u32) -> bool {
-        self.at(tick, x).map_or(true, |i| self.inn[i] < self.cap)
+        self.at(tick, x).is_none_or(|i| self.inn[i] < self.cap)
     }
 
     /// Takes room for `from -> to` in `tick`.
