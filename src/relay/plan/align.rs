@@ -56,6 +56,7 @@ pub(crate) fn by_rails(
     let mut left: Vec<u64> = Vec::new();
     let mut at: Vec<usize> = Vec::new(); // a pair's item of each (source, destination) GPU
     let mut pieces: Vec<Vec<Item>> = vec![Vec::new(); g];
+    let mut keyed: Vec<(u64, u64, Item)> = Vec::new();
     for p in 0..pairs {
         starts.push(out.len());
         let items = &seq[pair_start[p]..pair_start[p + 1]];
@@ -132,9 +133,15 @@ pub(crate) fn by_rails(
                 (true, true) => 1,
                 (true, false) => 2,
             };
-            rail.sort_unstable_by_key(|i| (class(i), edge(i), i.demand, i.first));
+            // Each piece's key computed once (not at every comparison).
+            keyed.clear();
+            keyed.extend(rail.drain(..).map(|i| {
+                let key = (class(&i) as u64) << 34 | (edge(&i) as u64) << 32 | i.demand as u64;
+                (key, i.first, i)
+            }));
+            keyed.sort_unstable_by_key(|&(key, first, _)| (key, first));
             let from = out.len();
-            for piece in rail.drain(..) {
+            for &(_, _, piece) in &keyed {
                 let joins = out.len() > from && {
                     let last = &out[out.len() - 1];
                     last.demand == piece.demand && last.first + last.chunks == piece.first
