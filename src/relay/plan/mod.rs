@@ -6,9 +6,9 @@
 //! (`hops`, swept by `sweep` in windows of ticks, in two halves on the
 //! thread pool where the layer is long, on the per-tick NVLink use of
 //! `grid`), written as runs, then the intra-node chunks in the NVLink
-//! room left (`intra`); rails of at most 16 nodes without a tight port
-//! are coloured by `peel` instead (and where that plan falls outside 2% +
-//! 2 ticks of the bound, planned again with König's). Where NVLink is slow
+//! room left (`intra`); rails of at most 16 nodes are coloured by `peel`
+//! instead, unless a port is tight and NVLink slow (and where that plan
+//! falls outside 2% + 2 ticks of the bound, planned again with König's). Where NVLink is slow
 //! or a GPU's NVLink port tight (`pressure`), the rails' shares favour
 //! the tight GPUs (`shares`, or `align::loaded_rails` where NVLink binds),
 //! each pair's chunks are ordered for the rails (`align::by_rails`) and
@@ -43,8 +43,9 @@ use rayon::prelude::*;
 /// size of each part there).
 const PARALLEL_RUNS: usize = 1 << 15;
 
-/// Layers of at most this many nodes without a tight port are coloured
-/// by `peel` (at 64 ranks, 8 nodes: a plan's median 0.45 -> 0.40 ms); at
+/// Layers of at most this many nodes are coloured by `peel` (at 64 ranks,
+/// 8 nodes: a plan's median 0.45 -> 0.40 ms; with a tight port at rho 4,
+/// 0.60 -> 0.55 ms), unless a port is tight at rho < G/2; at
 /// 32 nodes it took as long as the engine's König colouring (perf, 256
 /// ranks: 9% of the plan either way), which is used from there on.
 const PEEL_NODES: u32 = 16;
@@ -72,11 +73,12 @@ pub(crate) fn build_schedule(
             None => (even, None),
         }
     };
-    // Where no port is tight, small layers are peeled (`nic_intervals`);
-    // a plan outside its target that way is planned again with König's
-    // layer, and the shorter kept.
+    // Small layers are peeled (`nic_intervals`) unless a port is tight
+    // and NVLink slow (rho < G/2); a plan outside its target that way is
+    // planned again with König's layer, and the shorter kept.
     let tight = pressure.as_ref().is_some_and(|p| p.any_tight());
-    let peel = !tight && nodes <= PEEL_NODES;
+    let slow_nvlink = 2 * tt.nvlink_speedup < tt.gpus_per_node;
+    let peel = nodes <= PEEL_NODES && !(tight && slow_nvlink);
     let place = |peel: bool| -> Result<_, RelayError> {
         // The NIC layer and the demands' order for it, side by side on the
         // thread pool where the rails are coloured there.

@@ -42,9 +42,11 @@ pub(super) const PARALLEL_PAIRS: usize = 512;
 /// plans at 64 ranks and rho 4, peeled layers planned 17 differently, by
 /// -5 to +6 ticks (9 more in all), one of them outside 2% + 2, which
 /// `super::build_schedule` plans again with König's layer (then 16 differ,
-/// -5 to +3, 3 more in all). Where a GPU's NVLink port is tight the pairs'
-/// order was tuned on König's rounds (peeled, rho 1-2 planned 0.8% longer
-/// on average), so `super::build_schedule` peels only where none is.
+/// -5 to +3, 3 more in all). Where a GPU's NVLink port is tight at rho 1-2
+/// the pairs' order was tuned on König's rounds (peeled, those plans were
+/// 0.8% longer on average), so `super::build_schedule` does not peel
+/// there; tight at rho 4, peeled layers planned 17 of the 240 differently
+/// (12 a tick shorter, 5 a tick longer).
 /// Rail `k`'s rounds are rotated by `k * ticks / G` ticks (so the rails do
 /// not all start with the same pairs), wrapping around.
 pub(crate) fn nic_intervals(
