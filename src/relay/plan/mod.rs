@@ -8,11 +8,12 @@
 //! `grid`), written as runs, then the intra-node chunks in the NVLink
 //! room left (`intra`); rails of at most 16 nodes are coloured by `peel`
 //! instead, unless a port is tight and NVLink slow (and where that plan
-//! falls outside 2% + 2 ticks of the bound, planned again with König's). Where NVLink is slow
-//! or a GPU's NVLink port tight (`pressure`), the rails' shares favour
-//! the tight GPUs (`shares`, or `align::loaded_rails` where NVLink binds),
-//! each pair's chunks are ordered for the rails (`align::by_rails`) and
-//! the tight GPUs' intra-node chunks go first, tick by tick. The plan is validated by `super::check` before it
+//! falls outside 2% + 2 ticks of the bound, planned again with König's).
+//! Where NVLink is slow or a GPU's NVLink port tight (`pressure`), the
+//! rails' shares favour the tight GPUs (`shares`, or `align::loaded_rails`
+//! where NVLink binds), each pair's chunks are ordered for the rails
+//! (`align::by_rails`) and the tight GPUs' intra-node chunks go first,
+//! tick by tick. The plan is validated by `super::check` before it
 //! is returned. `direct` writes the best direct plan the same way, for
 //! where relays do not pay.
 
