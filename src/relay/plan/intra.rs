@@ -130,9 +130,9 @@ fn fill_tight(
     let len = (end - start + 1) as usize;
     let node = tt.node(g);
     let mut fills = Vec::new();
-    for o in tt.rank(node, 0)..tt.rank(node + 1, 0) {
+    for o in (tt.rank(node, 0)..tt.rank(node + 1, 0)).filter(|&o| o != g) {
         let (src, dst) = if into { (o, g) } else { (g, o) };
-        let Some(demand) = inst.demand_index(src, dst).filter(|_| o != g) else {
+        let Some(demand) = inst.demand_index(src, dst) else {
             continue;
         };
         let done = placed.iter().find(|p| p.0 == demand).map_or(0, |p| p.1);

@@ -47,7 +47,7 @@ pub(super) fn peel_colour(
         col[r] = col[r].checked_add(m).ok_or(RelayError::Overflow)?;
     }
     let delta = row.iter().chain(&col).copied().max().unwrap_or(0);
-    let dummy = regular_fill(&row, &col, delta);
+    let mut dummy = regular_fill(&row, &col, delta);
     let mut adj = vec![0u64; s];
     for (i, a) in adj.iter_mut().enumerate() {
         for j in 0..s {
@@ -56,7 +56,6 @@ pub(super) fn peel_colour(
             }
         }
     }
-    let mut dummy = dummy;
     let (mut mate_l, mut mate_r) = (vec![NONE; s], vec![NONE; s]);
     let mut rounds = Vec::new();
     let mut left_ticks = delta;
