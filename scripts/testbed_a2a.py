@@ -31,7 +31,6 @@ import collections
 import datetime
 import json
 import os
-import random
 import statistics
 import sys
 import time
@@ -44,6 +43,7 @@ import tickopt
 import tickopt.torch as tt
 from tickopt import workloads
 from tickopt._p2p_run import auto_chunk
+from testbed_pool import ratio_interval  # scripts/, beside this file
 
 METHODS = ("torch", "tickopt", "dataflow", "ticks", "pairwise", "relay")
 
@@ -198,15 +198,6 @@ def main(argv=None) -> int:
         report(a, world, topo, per_step)
     dist.destroy_process_group()
     return 0
-
-
-def ratio_interval(ratios, draws: int = 2000):
-    """The mean of per-step ratios, its 95% bootstrap interval (resampling
-    the steps, seeded: the same steps give the same interval) and how many
-    ratios are below 1."""
-    rng = random.Random(0)
-    means = sorted(statistics.fmean(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
-    return statistics.fmean(ratios), means[int(0.025 * draws)], means[int(0.975 * draws) - 1], sum(r < 1 for r in ratios)
 
 
 def report(a, world, topo, per_step) -> None:

@@ -371,6 +371,78 @@ def scenario_replans_by_edits(rank, world):
     assert edited >= steps - 2, f"only {edited} of {steps} steps were planned by edits: {after}"
 
 
+def scenario_posted_ahead(rank, world, piece=None):
+    """After a step run as dataflow, all_to_all_single posts its data
+    ahead of the split exchange (plan_stats()["ahead"] counts those steps),
+    outputs equal to torch's. Splits that disagree either way (a receiver
+    expecting rows more, or fewer, than its sender sends: gloo aborts a
+    receiver sent more than it posted for), a bad shape, and ranks whose
+    paths differ then raise the same ValueError on every rank, and the
+    group stays usable: the next steps equal torch's. With `piece` (bytes;
+    rows here are 12) every pair travels in many pieces, the last ones near
+    the output's end through the staging buffer, and the disagreements
+    change the pieces' counts."""
+    import tickopt._ahead as ahead
+
+    default = ahead.PIECE
+    ahead.PIECE = piece or default
+    try:
+        _posted_ahead_steps(rank, world, (1, -1) if piece is None else (1, -1, 5, -5))
+    finally:
+        ahead.PIECE = default
+
+
+def _posted_ahead_steps(rank, world, deltas):
+    rows = skewed_rows(world, 41)
+    sender = max(range(1, world), key=lambda s: rows[s][0])  # sends rank 0 the most rows
+    hot = rows[sender][0]
+
+    def step(seed, runner="auto", out_delta=0, extra_row=False):
+        inp = make_input(rows, rank, (3,), torch.float32, seed)
+        if extra_row and rank == 0:
+            inp = torch.cat([inp, inp[:1]])
+        want, out_rows = reference(inp[: sum(rows[rank])], rows, rank, world)
+        if out_delta and rank == 0:
+            out_rows = list(out_rows)
+            out_rows[sender] += out_delta
+        got = torch.full((sum(out_rows), 3), 7.0)
+        tt.all_to_all_single(got, inp, out_rows, rows[rank], runner=runner)
+        assert same_bytes(got, want), f"step {seed} differs from torch's"
+
+    step(500, runner="ticks")  # the group's last step: not dataflow
+    before = tt.plan_stats()["ahead"]
+    for seed in range(501, 504):
+        step(seed)
+    assert tt.plan_stats()["ahead"] - before == 2, tt.plan_stats()
+    assert hot > max(abs(d) for d in deltas), rows
+    for delta in deltas:
+        msg = same_error_everywhere(lambda: step(510 + delta, out_delta=delta), world)
+        assert "rank 0 expects output splits" in msg, msg
+        step(520 + delta)  # the normal path after an error, then ahead again
+        step(530 + delta)
+    try:
+        step(540, extra_row=True)
+    except ValueError as e:
+        msg = str(e)
+    else:
+        msg = "accepted"
+    msgs = [None] * world
+    dist.all_gather_object(msgs, msg)
+    assert all("rank 0: input has" in m or "ranks [0] refused" in m for m in msgs), msgs
+    step(541)
+    step(542)
+    # Ranks whose last steps ended differently (forced here) disagree on
+    # the path: every rank raises, none is left waiting.
+    if rank == 1:
+        tt._AHEAD[dist.group.WORLD] = False
+    msg = same_error_everywhere(lambda: step(550), world)
+    assert "posted their data ahead of the split exchange" in msg, msg
+    before = tt.plan_stats()["ahead"]
+    step(551)
+    step(552)
+    assert tt.plan_stats()["ahead"] - before == 1, tt.plan_stats()
+
+
 def scenario_subgroups(rank, world):
     """tickopt.torch on subgroups (even and odd ranks side by side, each its
     own all-to-all) equals torch's on the same subgroups; device= given."""
@@ -477,6 +549,8 @@ def scenarios(rank, world):
     yield "runners_agree", lambda: scenario_runners_agree(rank, world)
     yield "relays", lambda: scenario_relays(rank, world)
     yield "rates", lambda: scenario_rates(rank, world)
+    yield "posted_ahead", lambda: scenario_posted_ahead(rank, world)
+    yield "posted_ahead_small_pieces", lambda: scenario_posted_ahead(rank, world, piece=16)
 
 
 def worker(rank, world, port, outdir):

@@ -25,7 +25,7 @@ import torch.distributed as dist
 if TYPE_CHECKING:
     import numpy as np
 
-from . import Planner, Solution, solve
+from . import Planner, solve
 
 #: One rank's program: per tick, ``(op, peer, offset, count)`` in plan units.
 Program = List[List[Tuple[str, int, int, int]]]
@@ -65,9 +65,10 @@ TARGET_TICKS = 64
 _PLANNERS: Dict[Tuple[Any, int, str, Optional[Tuple[int, int]], int], Planner] = {}
 
 
-#: Plans made through the planners (per process), and how many of them by
-#: editing the one before (:func:`tickopt.torch.plan_stats`).
-PLAN_STATS = {"planned": 0, "edited": 0}
+#: Plans made through the planners (per process), how many of them by
+#: editing the one before, and the all-to-all steps run with their receives
+#: posted ahead of the split exchange (:func:`tickopt.torch.plan_stats`).
+PLAN_STATS = {"planned": 0, "edited": 0, "ahead": 0}
 
 
 def auto_chunk(units: "np.ndarray") -> int:
@@ -305,7 +306,12 @@ def run_relay(
     execute(ops, group, local)
 
 
-def execute(ops: Sequence[Operation], group: Any, local: Optional[Callable[[], None]] = None) -> None:
+def execute(
+    ops: Sequence[Operation],
+    group: Any,
+    local: Optional[Callable[[], None]] = None,
+    posted: Sequence[Tuple[str, int, Any]] = (),
+) -> None:
     """Runs one rank's operations as dataflow (DESIGN.md §14): every
     receive is posted at once (into the output, or into the staging buffer
     for a chunk in transit), so is every send of the rank's own input, and
@@ -324,11 +330,13 @@ def execute(ops: Sequence[Operation], group: Any, local: Optional[Callable[[], N
     only for its send, and a forward only for a receive whose send comes
     earlier in the plan: it cannot deadlock. `local` (the self part's
     copy) runs while the network works. Waits are bounded by the process
-    group's timeout; an error names this rank and the peer it waited for."""
+    group's timeout; an error names this rank and the peer it waited for.
+    `posted`: operations already posted (``(doing, peer, work)``, e.g.
+    ``("receiving from", 3, work)``), waited for with the rest."""
     me = dist.get_rank()
     sent: Dict[int, int] = collections.Counter()
     received: Dict[int, int] = collections.Counter()
-    waits, forwards = [], []
+    waits, forwards = list(posted), []
     arrivals: Dict[int, Tuple[int, Any]] = {}  # stage offset -> (sender, the receive that fills it)
     doing, peer = "posting to", None
     try:

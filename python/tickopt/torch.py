@@ -10,7 +10,11 @@ little is planned by editing the last plan. The plan runs as dataflow
 ``tickopt::lower::dataflow`` through :meth:`tickopt.Solution.dataflow`) are
 all posted at once, no transfer waiting for a tick boundary or another
 transfer; consecutive chunks of one pair go as one message, and the local
-part is copied while the network works. ``runner="ticks"`` runs the plan
+part is copied while the network works. On a group whose last step ran as
+dataflow, :func:`all_to_all_single` posts its data at once and exchanges
+the splits beside it (:mod:`tickopt._ahead`: a round saved; the splits are
+still checked and the step planned, while the data is on the wire).
+``runner="ticks"`` runs the plan
 tick by tick instead (one ``batch_isend_irecv`` per tick): on balanced
 traffic, where every port carries about as much as the busiest, that keeps
 each receiver to one sender at a time and beats everything-at-once, which
@@ -40,8 +44,8 @@ ImportError that says so.
 
 from __future__ import annotations
 
-import zlib
-from typing import Any, Dict, List, Optional, Sequence
+import atexit
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 try:
     import torch
@@ -54,9 +58,9 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from . import RelaySolution, Solution
 from ._copy_service import RemoteCopy, RemoteCopyService
+from ._ahead import all_to_all_ahead, settle
 from ._p2p_run import (
     PLAN_STATS,
-    PeerError,
     as_bytes,
     gather_small,
     group_size_rank,
@@ -67,8 +71,18 @@ from ._p2p_run import (
     run_ticks,
     runs_dataflow,
 )
+from ._splits import arguments_key, exchange, problem
 
 RUNNERS = ("auto", "dataflow", "ticks")
+
+#: Per group: whether its last :func:`all_to_all_single` ran as dataflow,
+#: so that the next one posts its data ahead of the split exchange
+#: (:mod:`tickopt._ahead`). Every rank sets it from the same exchanged
+#: matrix; any error clears it.
+_AHEAD: Dict[Any, bool] = {}
+# Dropped before the interpreter tears down, as the control groups are: a
+# gloo group held past ``destroy_process_group`` aborts the process as it goes.
+atexit.register(_AHEAD.clear)
 
 #: ``runner="auto"`` runs tick by tick where no port carries more than this
 #: times the ports' mean load (both directions), as dataflow otherwise.
@@ -112,9 +126,11 @@ __all__ = ["Plan", "plan_all_to_all", "all_to_all_single", "plan_stats", "Remote
 
 
 def plan_stats() -> Dict[str, int]:
-    """This process's plans made through the groups' planners (``planned``)
-    and how many of them were made by editing the plan before (``edited``):
-    a step whose traffic changed a little should count in both."""
+    """This process's plans made through the groups' planners (``planned``),
+    how many of them were made by editing the plan before (``edited``: a
+    step whose traffic changed a little should count in both), and the
+    :func:`all_to_all_single` steps that posted their data ahead of the
+    split exchange (``ahead``: a group's steps after one run as dataflow)."""
     return dict(PLAN_STATS)
 
 
@@ -300,29 +316,37 @@ def _chunk_units(
     return chunk
 
 
-def rates_key(rank_gbps: Optional[Sequence[float]]) -> str:
-    """`rank_gbps` as text that ranks compare (None: no rates)."""
-    return "-" if rank_gbps is None else ",".join(repr(float(x)) for x in rank_gbps)
-
-
-def _disagreements(table: List[List[int]], world: int) -> List[str]:
-    """Planning arguments that differ from rank 0's (the same text on every
-    rank); ranks that planned differently would deadlock in the ticks."""
-    out = []
-    rb0, ch0, model0 = table[0][2 * world : 2 * world + 3]
-
-    def rows_of(rb: int) -> str:
-        return "plans in rows" if rb < 0 else f"has {rb} bytes per row"
-
-    for r, t in enumerate(table[1:], start=1):
-        rb, ch, model = t[2 * world : 2 * world + 3]
-        if rb != rb0:
-            out.append(f"rank {r} {rows_of(rb)}, rank 0 {rows_of(rb0)}: dtype or trailing shape differ")
-        if ch != ch0:
-            out.append(f"rank {r} chunks by {ch or 'auto'}, rank 0 by {ch0 or 'auto'}")
-        if model != model0:
-            out.append(f"rank {r} plans another model, runner, relay set-up or rank_gbps than rank 0")
-    return out
+def _arguments_problem(
+    world: int,
+    rank: int,
+    ins: List[int],
+    outs: Optional[List[int]],
+    row_bytes: Optional[int],
+    chunk_bytes: Optional[int],
+    chunk_rows: Optional[int],
+    rank_gbps: Optional[Sequence[float]],
+    error: Optional[str],
+) -> Tuple[Optional[str], Optional[int]]:
+    """(this rank's error with the arguments, or None; the chunk in plan units)."""
+    bad, chunk = None, None
+    try:
+        chunk = _chunk_units(row_bytes, chunk_bytes, chunk_rows)
+    except ValueError as e:
+        bad = f"rank {rank}: {e}"
+    if len(ins) != world or (outs is not None and len(outs) != world):
+        bad = f"rank {rank}: split sizes need {world} entries"
+    elif any(x < 0 for x in ins + (outs or [])):
+        bad = f"rank {rank}: split sizes must be >= 0"
+    if bad is None and rank_gbps is not None:
+        try:
+            ok = len(rank_gbps) == world and all(float(x) > 0 for x in rank_gbps)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            bad = f"rank {rank}: rank_gbps needs {world} rates in Gbit/s above 0, got {rank_gbps!r}"
+    if bad is None and error is not None:
+        bad = f"rank {rank}: {error}"
+    return bad, chunk
 
 
 def plan_all_to_all(
@@ -379,59 +403,18 @@ def plan_all_to_all(
     world, rank = group_size_rank(group)
     ins = [int(x) for x in input_split_sizes]
     outs = None if output_split_sizes is None else [int(x) for x in output_split_sizes]
-    bad, chunk = None, None
-    try:
-        chunk = _chunk_units(row_bytes, chunk_bytes, chunk_rows)
-    except ValueError as e:
-        bad = f"rank {rank}: {e}"
-    if len(ins) != world or (outs is not None and len(outs) != world):
-        bad = f"rank {rank}: split sizes need {world} entries"
-    elif any(x < 0 for x in ins + (outs or [])):
-        bad = f"rank {rank}: split sizes must be >= 0"
-    if bad is None and rank_gbps is not None:
-        try:
-            ok = len(rank_gbps) == world and all(float(x) > 0 for x in rank_gbps)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            bad = f"rank {rank}: rank_gbps needs {world} rates in Gbit/s above 0, got {rank_gbps!r}"
-    if bad is None and _error is not None:
-        bad = f"rank {rank}: {_error}"
+    bad, chunk = _arguments_problem(world, rank, ins, outs, row_bytes, chunk_bytes, chunk_rows, rank_gbps, _error)
     if bad is not None:
         ins, outs, rank_gbps = [0] * world, [0] * world, None
-    # Row size (-1: a plan in rows), chunk (0: one per demand), model.
-    tail = [
-        -1 if row_bytes is None else int(row_bytes),
-        int(chunk or 0),
-        zlib.crc32(f"{model}/{runner}/{gpus_per_node}/{nvlink_speedup}/{rates_key(rank_gbps)}".encode()),
-        0 if bad is None else 1,
-    ]
-    mine = torch.tensor(
-        ins + (outs if outs is not None else [-1] * world) + tail, dtype=torch.int64, device=device
+    table = exchange(
+        ins, outs, row_bytes, chunk, arguments_key(model, runner, gpus_per_node, nvlink_speedup, rank_gbps),
+        False, bad is not None, group, device,
     )
-    try:
-        gathered = gather_small(mine, group)
-    except RuntimeError as e:
-        who = f"rank {e.peer}" if isinstance(e, PeerError) else "the group"
-        raise RuntimeError(
-            f"tickopt.torch: rank {rank} could not exchange the splits with {who} "
-            f"(a rank lost, or the group's timeout): {e}"
-        ) from e
-    table = [g.cpu().tolist() for g in gathered]
-    if any(t[-1] for t in table):
-        ranks = [r for r, t in enumerate(table) if t[-1]]
-        raise ValueError(bad or f"ranks {ranks} refused the all-to-all (their error says why)")
-    differ = _disagreements(table, world)
-    if differ:
-        raise ValueError("ranks planned with different arguments: " + "; ".join(differ))
+    why = problem(table, bad)
+    if why is not None:
+        settle(table, group)
+        raise ValueError(why)
     rows = [t[:world] for t in table]
-    for r, t in enumerate(table):
-        if t[world] != -1:
-            expect = [rows[s][r] for s in range(world)]
-            if t[world : 2 * world] != expect:
-                raise ValueError(
-                    f"rank {r} expects output splits {t[world:2 * world]} but the senders' input splits give {expect}"
-                )
     unit = 1 if row_bytes is None else row_bytes
     relays = None if gpus_per_node is None and nvlink_speedup is None else (gpus_per_node, nvlink_speedup)
     sol = plan_units(
@@ -480,18 +463,67 @@ def all_to_all_single(
     except ValueError as e:
         error = str(e)
         input_split_sizes = output_split_sizes = [0] * world
-    plan = plan_all_to_all(
-        input_split_sizes,
-        output_split_sizes,
-        group,
-        model=model,
-        chunk_bytes=chunk_bytes,
-        row_bytes=row_bytes_of(input),
-        runner=runner,
-        gpus_per_node=gpus_per_node,
-        nvlink_speedup=nvlink_speedup,
-        rank_gbps=rank_gbps,
+    key = group if group is not None else dist.group.WORLD
+    ahead = _AHEAD.get(key, False) and runner != "ticks" and gpus_per_node is None and nvlink_speedup is None
+    try:
+        if ahead:
+            ran = _all_to_all_ahead(
+                output, input, input_split_sizes, output_split_sizes, group, model, chunk_bytes, runner,
+                rank_gbps, error,
+            )
+        else:
+            plan = plan_all_to_all(
+                input_split_sizes,
+                output_split_sizes,
+                group,
+                model=model,
+                chunk_bytes=chunk_bytes,
+                row_bytes=row_bytes_of(input),
+                runner=runner,
+                gpus_per_node=gpus_per_node,
+                nvlink_speedup=nvlink_speedup,
+                rank_gbps=rank_gbps,
+                device=input.device if input.device.type != "cpu" else None,
+                _error=error,
+            )
+            plan.run(output, input)
+            ran = plan.runner
+    except BaseException:
+        _AHEAD.pop(key, None)
+        raise
+    _AHEAD[key] = ran == "dataflow"
+    return output
+
+
+def _all_to_all_ahead(
+    output: "torch.Tensor",
+    input: "torch.Tensor",
+    input_split_sizes: Sequence[int],
+    output_split_sizes: Sequence[int],
+    group: Any,
+    model: str,
+    chunk_bytes: Optional[int],
+    runner: str,
+    rank_gbps: Optional[Sequence[float]],
+    error: Optional[str],
+) -> str:
+    """One step of :func:`all_to_all_single` with its data posted ahead of
+    the split exchange (:mod:`tickopt._ahead`); returns the runner the
+    step's matrix calls for (the next step's path)."""
+    world, rank = group_size_rank(group)
+    ins = [int(x) for x in input_split_sizes]
+    outs = [int(x) for x in output_split_sizes]
+    row_bytes = row_bytes_of(input)
+    bad, chunk = _arguments_problem(world, rank, ins, outs, row_bytes, chunk_bytes, None, rank_gbps, error)
+    if bad is not None:
+        ins, outs, rank_gbps = [0] * world, [0] * world, None
+    src = as_bytes(input.contiguous())
+    out = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
+    rows = all_to_all_ahead(
+        as_bytes(out), src, ins, outs, row_bytes, chunk,
+        arguments_key(model, runner, None, None, rank_gbps), bad, model, group,
         device=input.device if input.device.type != "cpu" else None,
-        _error=error,
     )
-    return plan.run(output, input)
+    if out is not output:
+        output.copy_(out)
+    return runner if runner == "dataflow" else runner_for_times(port_seconds(rows, rank_gbps))
