@@ -394,17 +394,18 @@ def scenario_posted_ahead(rank, world, piece=None):
 
 def _posted_ahead_steps(rank, world, deltas):
     rows = skewed_rows(world, 41)
+    rows[world - 1][world - 1] += 5  # the last rank keeps rows of its own
     sender = max(range(1, world), key=lambda s: rows[s][0])  # sends rank 0 the most rows
     hot = rows[sender][0]
 
-    def step(seed, runner="auto", out_delta=0, extra_row=False):
+    def step(seed, runner="auto", out_delta=0, extra_row=False, at=0, frm=sender):
         inp = make_input(rows, rank, (3,), torch.float32, seed)
         if extra_row and rank == 0:
             inp = torch.cat([inp, inp[:1]])
         want, out_rows = reference(inp[: sum(rows[rank])], rows, rank, world)
-        if out_delta and rank == 0:
+        if out_delta and rank == at:
             out_rows = list(out_rows)
-            out_rows[sender] += out_delta
+            out_rows[frm] += out_delta
         got = torch.full((sum(out_rows), 3), 7.0)
         tt.all_to_all_single(got, inp, out_rows, rows[rank], runner=runner)
         assert same_bytes(got, want), f"step {seed} differs from torch's"
@@ -420,6 +421,13 @@ def _posted_ahead_steps(rank, world, deltas):
         assert "rank 0 expects output splits" in msg, msg
         step(520 + delta)  # the normal path after an error, then ahead again
         step(530 + delta)
+    # The last rank expects a row fewer from itself: its own part, last in
+    # its output, would not fit there.
+    last = world - 1
+    msg = same_error_everywhere(lambda: step(535, out_delta=-1, at=last, frm=last), world)
+    assert f"rank {last} expects output splits" in msg, msg
+    step(536)
+    step(537)
     try:
         step(540, extra_row=True)
     except ValueError as e:

@@ -9,8 +9,9 @@ on a group whose last step ran as dataflow (everything posted at once:
 skewed traffic on one tier, where how TCP shares the links, not the
 order of posting, sets the time), every rank posts its receives and its
 sends at once, exactly as gloo's own all-to-all does (peers in shift
-order: r + 1, r + 2, ...), copies its local part, and exchanges the
-splits beside the data; the step waits for the exchange only at its end.
+order: r + 1, r + 2, ...), and exchanges the splits beside the data; once
+they are checked it copies its local part and plans while the data is on
+the wire.
 A step then costs gloo's one round before the first byte moves (the
 receiver's "ready" to the sender), not two.
 
@@ -95,14 +96,15 @@ def all_to_all_ahead(
             o = send_at[p] + k * PIECE
             view = src[o : o + min(PIECE, n - k * PIECE)]
             posted.append(("sending to", p, dist.isend(view, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
-    local = ins[rank] * row_bytes
-    if local:
-        out[recv_at[rank] : recv_at[rank] + local].copy_(src[send_at[rank] : send_at[rank] + local])
     table = exchange(ins, outs, row_bytes, chunk, arguments, True, bad is not None, group, device)
     why = problem(table, bad)
     if why is not None:
         settle(table, group, posted)
         raise ValueError(why)
+    # Checked: this rank's own part has one size at both ends.
+    local = ins[rank] * row_bytes
+    if local:
+        out[recv_at[rank] : recv_at[rank] + local].copy_(src[send_at[rank] : send_at[rank] + local])
     rows = [t[:world] for t in table]
     # The group's planner sees every step (edits; the next step's runner
     # comes from the same rows), while the data is on the wire.
