@@ -20,8 +20,9 @@ message larger than the receive it posted (``Received data size doesn't
 match expected size``), so messages here are pieces of at most
 :data:`PIECE` bytes and every receive is posted PIECE bytes long: into the
 output where it holds PIECE bytes from the piece's offset on (a valid
-step's last piece is shorter and writes only its own bytes), into a
-staging buffer near the output's end. Pieces match by number between two
+step's last piece is shorter and writes only its own bytes); near the
+output's end into one staging buffer of at most 2 PIECE bytes, laid out
+the same way. Pieces match by number between two
 ranks (tag ``MESSAGE_TAG + k``). Where the splits disagree, the sender and
 the receiver of a pair count different pieces; every rank knows every
 count from the exchanged table, so each fills the receives that wait for
@@ -80,6 +81,9 @@ def all_to_all_ahead(
     recv_at, send_at = offsets(outs, row_bytes), offsets(ins, row_bytes)
     peers = [(rank + i) % world for i in range(1, world)]
     posted, staged = [], []
+    # Pieces that start within PIECE bytes of the output's end are received
+    # into one staging buffer, laid out as that end of the output plus PIECE.
+    tail_at, tail = max(out.numel() - PIECE, 0), None
     for p in peers:
         n = outs[p] * row_bytes
         for k in range(pieces(n)):
@@ -87,8 +91,10 @@ def all_to_all_ahead(
             if o + PIECE <= out.numel():
                 view = out[o : o + PIECE]
             else:
-                view = torch.empty(PIECE, dtype=torch.uint8, device=out.device)
-                staged.append((view, o, min(PIECE, n - k * PIECE)))
+                if tail is None:
+                    tail = torch.empty(out.numel() - tail_at + PIECE, dtype=torch.uint8, device=out.device)
+                view = tail[o - tail_at : o - tail_at + PIECE]
+                staged.append((o, min(PIECE, n - k * PIECE)))
             posted.append(("receiving from", p, dist.irecv(view, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
     for p in peers:
         n = ins[p] * row_bytes
@@ -110,8 +116,8 @@ def all_to_all_ahead(
     # comes from the same rows), while the data is on the wire.
     plan_units(np.array(rows, dtype=np.int64) * row_bytes, model, chunk, key=("a2a", group))
     execute([], group, posted=posted)
-    for view, o, n in staged:
-        out[o : o + n].copy_(view[:n])
+    for o, n in staged:
+        out[o : o + n].copy_(tail[o - tail_at : o - tail_at + n])
     PLAN_STATS["ahead"] += 1
     return rows
 
