@@ -57,6 +57,7 @@ pub(crate) fn by_rails(
     let mut at: Vec<usize> = Vec::new(); // a pair's item of each (source, destination) GPU
     let mut pieces: Vec<Vec<Item>> = vec![Vec::new(); g];
     let mut keyed: Vec<(u64, u64, Item)> = Vec::new();
+    let mut to_first: Vec<bool> = Vec::with_capacity(g); // per rail: the destination's GPU under more pressure
     for p in 0..pairs {
         starts.push(out.len());
         let items = &seq[pair_start[p]..pair_start[p + 1]];
@@ -85,12 +86,16 @@ pub(crate) fn by_rails(
             // Per rail, which side's GPU takes its own chunks first: the
             // one whose NVLink port is under more pressure.
             let (sa, sb) = (first.src - first.src_local, first.dst - first.dst_local);
+            to_first.clear();
+            to_first.extend((0..g).map(|k| pressure[sb as usize + k] >= pressure[sa as usize + k]));
             for phase in 0..3u8 {
                 for (x, item) in items.iter().enumerate() {
+                    if left[x] == 0 {
+                        continue;
+                    }
                     let (i, j) = (item.src_local as usize, item.dst_local as usize);
                     for k in [i, j] {
-                        let to_first = pressure[sb as usize + k] >= pressure[sa as usize + k];
-                        if own_rail(phase, i, j, to_first) == Some(k) {
+                        if own_rail(phase, i, j, to_first[k]) == Some(k) {
                             take(item, &mut left[x], &mut room[k], &mut pieces[k]);
                         }
                     }
