@@ -155,20 +155,26 @@ def test_skewed_all_to_all_runs_byte_equal(tmp_path):
     assert left_by(p.pid) == []
 
 
-def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path):
+@pytest.mark.parametrize("method", ["plan", "single"])
+def test_a_killed_rank_ends_every_rank_with_a_clear_error(tmp_path, method):
     """Rank 2 killed mid-run: every other rank raises within the group's
     timeout (10 s) plus 10 s, the errors name a rank or the timeout, and
-    the testbed removes everything."""
+    the testbed removes everything. With `single` (all_to_all_single) the
+    steps post their data ahead of the split exchange, as the probes
+    count."""
     start = time.time()
     p = run_testbed("--nodes", "4", "--nic-mbit", "20", "--kill-rank", "2", "--kill-after-s", "15",
                     "--grace-s", "40", "--", os.path.join(HERE, "testbed_scripts", "a2a_loop.py"),
-                    env={"PROBE_DIR": str(tmp_path), "A2A_STEPS": "5000", "A2A_TIMEOUT_S": "10", "A2A_CHECK": "0"})
+                    env={"PROBE_DIR": str(tmp_path), "A2A_STEPS": "5000", "A2A_TIMEOUT_S": "10", "A2A_CHECK": "0",
+                         "A2A_METHOD": method})
     assert p.returncode != 0, p.stdout + p.stderr
     assert "killed rank 2 after 15 s, as asked" in p.stderr
     killed_at = start + 15
     for r in (0, 1, 3):
         got = json.load(open(tmp_path / f"rank{r}.json"))
         assert "error" in got and got["steps"] > 0, (r, got)  # killed mid-run, not at start
+        if method == "single":
+            assert got["ahead"] > 0, (r, got)
         assert got["at"] - killed_at < 10 + 10 + 5, (r, got)  # + the start's few seconds
         # tickopt names this rank and the peer or step it was at; gloo names
         # the peer whose connection broke by its address: rank 2's NIC

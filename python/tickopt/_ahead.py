@@ -47,6 +47,9 @@ from ._splits import AHEAD, exchange, problem
 #: Most bytes one message carries on this path (and every receive's size).
 PIECE = 1 << 20
 
+#: A piece to post: ``(peer, its number k between the two ranks, view)``.
+Piece = Tuple[int, int, "torch.Tensor"]
+
 
 def pieces(n_bytes: int) -> int:
     """How many messages carry `n_bytes` (0 for none)."""
@@ -84,6 +87,7 @@ def all_to_all_ahead(
     # Pieces that start within PIECE bytes of the output's end are received
     # into one staging buffer, laid out as that end of the output plus PIECE.
     tail_at, tail = max(out.numel() - PIECE, 0), None
+    recvs, sends = [], []
     for p in peers:
         n = outs[p] * row_bytes
         for k in range(pieces(n)):
@@ -95,13 +99,13 @@ def all_to_all_ahead(
                     tail = torch.empty(out.numel() - tail_at + PIECE, dtype=torch.uint8, device=out.device)
                 view = tail[o - tail_at : o - tail_at + PIECE]
                 staged.append((o, min(PIECE, n - k * PIECE)))
-            posted.append(("receiving from", p, dist.irecv(view, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
+            recvs.append((p, k, view))
     for p in peers:
         n = ins[p] * row_bytes
         for k in range(pieces(n)):
             o = send_at[p] + k * PIECE
-            view = src[o : o + min(PIECE, n - k * PIECE)]
-            posted.append(("sending to", p, dist.isend(view, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
+            sends.append((p, k, src[o : o + min(PIECE, n - k * PIECE)]))
+    post(recvs, sends, group, posted)
     table = exchange(ins, outs, row_bytes, chunk, arguments, True, bad is not None, group, device)
     why = problem(table, bad)
     if why is not None:
@@ -120,6 +124,19 @@ def all_to_all_ahead(
         out[o : o + n].copy_(tail[o - tail_at : o - tail_at + n])
     PLAN_STATS["ahead"] += 1
     return rows
+
+
+def post(recvs: Sequence[Piece], sends: Sequence[Piece], group: Any, posted: List[Tuple[str, int, Any]]) -> None:
+    """Posts the receives, then the sends, of pieces ``(peer, k, view)``
+    (tag ``MESSAGE_TAG + k``), appending ``(doing, peer, work)`` to
+    `posted`. A peer already lost raises RuntimeError naming this rank and
+    the peer (gloo refuses the post at once)."""
+    for doing, ops, call in (("receiving from", recvs, dist.irecv), ("sending to", sends, dist.isend)):
+        for p, k, view in ops:
+            try:
+                posted.append((doing, p, call(view, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
+            except RuntimeError as e:
+                raise RuntimeError(f"tickopt.torch: rank {dist.get_rank()} stopped while {doing} rank {p}: {e}") from e
 
 
 def _posted(table: List[List[int]], sender: int, receiver: int) -> Tuple[int, int]:
@@ -141,15 +158,15 @@ def settle(table: List[List[int]], group: Any, posted: Sequence[Tuple[str, int, 
     `posted` (this rank's own). Every rank calls it with the same table."""
     world, rank = group_size_rank(group)
     scratch = torch.empty(PIECE, dtype=torch.uint8)
-    works = list(posted)
+    fills, drains = [], []
     for p in range(world):
         if p == rank:
             continue
         sent, expected = _posted(table, rank, p)
-        for k in range(sent, expected):
-            works.append(("sending to", p, dist.isend(scratch[:1], global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
+        fills += [(p, k, scratch[:1]) for k in range(sent, expected)]
         sent, expected = _posted(table, p, rank)
-        for k in range(expected, sent):
-            works.append(("receiving from", p, dist.irecv(scratch, global_rank(group, p), group=group, tag=MESSAGE_TAG + k)))
+        drains += [(p, k, scratch) for k in range(expected, sent)]
+    works = list(posted)
+    post(drains, fills, group, works)
     execute([], group, posted=works)
 

@@ -1,6 +1,8 @@
 """Run by every rank under the testbed (test_testbed.py): skewed all-to-alls
-(A2A_WORKLOAD=uniform: even splits) with tickopt.torch (torch's own with
-A2A_METHOD=torch) for A2A_STEPS steps, each output compared with torch's
+(A2A_WORKLOAD=uniform: even splits) with tickopt.torch (plan_all_to_all
+and Plan.run; A2A_METHOD=single: all_to_all_single, whose steps after a
+dataflow one post their data ahead of the split exchange; torch's own
+with A2A_METHOD=torch) for A2A_STEPS steps, each output compared with torch's
 own (unless A2A_CHECK=0); with A2A_RATES=1 the plans are told every rank's
 NIC rate (the testbed's, a slow rank's divided). Writes
 $PROBE_DIR/rank{RANK}.json with the steps done, the last plan's runner and
@@ -44,6 +46,9 @@ try:
         got = torch.empty((n_out, 1024), dtype=torch.uint8)
         if method == "torch":
             dist.all_to_all_single(got, inp, outs, ins)
+        elif method == "single":
+            tt.all_to_all_single(got, inp, outs, ins, rank_gbps=rates)
+            out["ahead"] = tt.plan_stats()["ahead"]
         else:
             plan = tt.plan_all_to_all(ins, outs, row_bytes=1024, rank_gbps=rates)
             plan.run(got, inp)
