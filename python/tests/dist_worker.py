@@ -439,6 +439,11 @@ def _posted_ahead_steps(rank, world, deltas):
     assert all("rank 0: input has" in m or "ranks [0] refused" in m for m in msgs), msgs
     step(541)
     step(542)
+    # An unknown runner is refused on every rank, on this path as on the other.
+    msg = same_error_everywhere(lambda: step(545, runner="bogus"), world)
+    assert "runner must be one of auto, dataflow, ticks, got 'bogus'" in msg, msg
+    step(546)
+    step(547)
     # Ranks whose last steps ended differently (forced here) disagree on
     # the path: every rank raises, none is left waiting.
     if rank == 1:

@@ -464,7 +464,9 @@ def all_to_all_single(
         error = str(e)
         input_split_sizes = output_split_sizes = [0] * world
     key = group if group is not None else dist.group.WORLD
-    ahead = _AHEAD.get(key, False) and runner != "ticks" and gpus_per_node is None and nvlink_speedup is None
+    # (Any other runner, relays or an unknown one, takes the planned path,
+    # which refuses an unknown runner on every rank with one message.)
+    ahead = _AHEAD.get(key, False) and runner in ("auto", "dataflow") and gpus_per_node is None and nvlink_speedup is None
     try:
         if ahead:
             ran = _all_to_all_ahead(
