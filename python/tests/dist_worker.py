@@ -376,9 +376,10 @@ def scenario_posted_ahead(rank, world, piece=None):
     ahead of the split exchange (plan_stats()["ahead"] counts those steps),
     outputs equal to torch's. Splits that disagree either way (a receiver
     expecting rows more, or fewer, than its sender sends: gloo aborts a
-    receiver sent more than it posted for), a bad shape, and ranks whose
-    paths differ then raise the same ValueError on every rank, and the
-    group stays usable: the next steps equal torch's. With `piece` (bytes;
+    receiver sent more than it posted for; also the last rank expecting a
+    row fewer from itself), a bad shape, an unknown runner and ranks whose
+    paths differ then raise ValueError on every rank, and the group stays
+    usable: the next steps equal torch's. With `piece` (bytes;
     rows here are 12) every pair travels in many pieces, the last ones near
     the output's end through the staging buffer, and the disagreements
     change the pieces' counts."""
