@@ -66,7 +66,7 @@ _PLANNERS: Dict[Tuple[Any, int, str, Optional[Tuple[int, int]], int], Planner] =
 
 
 #: Plans made through the planners (per process), how many of them by
-#: editing the one before, and the all-to-all steps run with their receives
+#: editing the one before, and the all-to-all steps run with their data
 #: posted ahead of the split exchange (:func:`tickopt.torch.plan_stats`).
 PLAN_STATS = {"planned": 0, "edited": 0, "ahead": 0}
 

@@ -69,8 +69,9 @@ def exchange(
 
 
 def problem(table: List[List[int]], local: Optional[str]) -> Optional[str]:
-    """Why the step cannot run (the same text on every rank; `local`, this
-    rank's own error, where it refused), or None."""
+    """Why the step cannot run, the same text on every rank (except where
+    ranks refused: each that did gives its own error, `local`, the others
+    name them), or None."""
     world = len(table)
     refused = [r for r, t in enumerate(table) if t[REFUSED]]
     if refused:

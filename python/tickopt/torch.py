@@ -45,7 +45,7 @@ ImportError that says so.
 from __future__ import annotations
 
 import atexit
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 try:
     import torch
@@ -316,18 +316,32 @@ def _chunk_units(
     return chunk
 
 
-def _arguments_problem(
+class _Checked(NamedTuple):
+    """One rank's all-to-all arguments as they go into the split exchange."""
+
+    ins: List[int]
+    outs: Optional[List[int]]
+    rank_gbps: Optional[Sequence[float]]
+    chunk: Optional[int]  # in plan units; None: auto
+    bad: Optional[str]  # this rank's refusal, or None
+
+
+def _check_arguments(
     world: int,
     rank: int,
-    ins: List[int],
-    outs: Optional[List[int]],
+    input_split_sizes: Sequence[int],
+    output_split_sizes: Optional[Sequence[int]],
     row_bytes: Optional[int],
     chunk_bytes: Optional[int],
     chunk_rows: Optional[int],
     rank_gbps: Optional[Sequence[float]],
     error: Optional[str],
-) -> Tuple[Optional[str], Optional[int]]:
-    """(this rank's error with the arguments, or None; the chunk in plan units)."""
+) -> _Checked:
+    """This rank's arguments checked; where it refuses (`bad`, with any
+    local `error`), its splits are zeros and its rates None, so that it
+    still takes part in the exchange and every rank raises."""
+    ins = [int(x) for x in input_split_sizes]
+    outs = None if output_split_sizes is None else [int(x) for x in output_split_sizes]
     bad, chunk = None, None
     try:
         chunk = _chunk_units(row_bytes, chunk_bytes, chunk_rows)
@@ -346,7 +360,9 @@ def _arguments_problem(
             bad = f"rank {rank}: rank_gbps needs {world} rates in Gbit/s above 0, got {rank_gbps!r}"
     if bad is None and error is not None:
         bad = f"rank {rank}: {error}"
-    return bad, chunk
+    if bad is not None:
+        return _Checked([0] * world, [0] * world, None, chunk, bad)
+    return _Checked(ins, outs, rank_gbps, chunk, None)
 
 
 def plan_all_to_all(
@@ -401,11 +417,9 @@ def plan_all_to_all(
     device; default CPU).
     """
     world, rank = group_size_rank(group)
-    ins = [int(x) for x in input_split_sizes]
-    outs = None if output_split_sizes is None else [int(x) for x in output_split_sizes]
-    bad, chunk = _arguments_problem(world, rank, ins, outs, row_bytes, chunk_bytes, chunk_rows, rank_gbps, _error)
-    if bad is not None:
-        ins, outs, rank_gbps = [0] * world, [0] * world, None
+    ins, outs, rank_gbps, chunk, bad = _check_arguments(
+        world, rank, input_split_sizes, output_split_sizes, row_bytes, chunk_bytes, chunk_rows, rank_gbps, _error
+    )
     table = exchange(
         ins, outs, row_bytes, chunk, arguments_key(model, runner, gpus_per_node, nvlink_speedup, rank_gbps),
         False, bad is not None, group, device,
@@ -513,12 +527,10 @@ def _all_to_all_ahead(
     the split exchange (:mod:`tickopt._ahead`); returns the runner the
     step's matrix calls for (the next step's path)."""
     world, rank = group_size_rank(group)
-    ins = [int(x) for x in input_split_sizes]
-    outs = [int(x) for x in output_split_sizes]
     row_bytes = row_bytes_of(input)
-    bad, chunk = _arguments_problem(world, rank, ins, outs, row_bytes, chunk_bytes, None, rank_gbps, error)
-    if bad is not None:
-        ins, outs, rank_gbps = [0] * world, [0] * world, None
+    ins, outs, rank_gbps, chunk, bad = _check_arguments(
+        world, rank, input_split_sizes, output_split_sizes, row_bytes, chunk_bytes, None, rank_gbps, error
+    )
     src = as_bytes(input.contiguous())
     out = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
     rows = all_to_all_ahead(
