@@ -13,8 +13,9 @@
 //! rails' shares favour the tight GPUs (`shares`, or `align::loaded_rails`
 //! where NVLink binds), each pair's chunks are ordered for the rails
 //! (`align::by_rails`) and the tight GPUs' intra-node chunks go first,
-//! tick by tick. The plan is validated by `super::check` before it
-//! is returned. `direct` writes the best direct plan the same way, for
+//! tick by tick. A plan still outside 2% + 2 ticks of its bound has its
+//! last hops and intra-node chunks placed again (`repack`), the shorter
+//! kept. The plan is validated by `super::check` before it is returned. `direct` writes the best direct plan the same way, for
 //! where relays do not pay.
 
 mod align;
@@ -29,6 +30,7 @@ mod peel;
 mod prefetch;
 mod pressure;
 mod rails;
+mod repack;
 mod shares;
 mod sweep;
 
@@ -126,7 +128,17 @@ pub(crate) fn build_schedule(
     } else {
         shift(&mut runs);
     }
-    Ok((RelaySchedule { ticks, runs }, nic_ticks))
+    let mut schedule = RelaySchedule { ticks, runs };
+    // Outside the target, the last hops and intra-node chunks placed
+    // again (`repack`), the shorter plan kept.
+    if ticks > bound + (bound / 50).max(2) {
+        if let Some(again) = repack::repack(inst, tt, &schedule) {
+            if again.ticks < schedule.ticks {
+                schedule = again;
+            }
+        }
+    }
+    Ok((schedule, nic_ticks))
 }
 
 /// The most chunks a NIC must carry with the rails split evenly: every
