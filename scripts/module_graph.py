@@ -259,7 +259,6 @@ class Crate:
         self.children.setdefault(mod, set())
         self.names.setdefault(mod, {})
         self.globs.setdefault(mod, [])
-        i = start
         item_re = re.compile(
             r"(#\[cfg\(test\)\]\s*)?((?:#\[[^\]]*\]\s*)*)(pub(?:\([^)]*\))?\s+)?"
             r"(mod\s+(%s)\s*([;{])|use\s+([^;]+);)" % IDENT
@@ -267,7 +266,6 @@ class Crate:
         # Walk items at this module's top level; skip nested blocks except
         # inline modules (scanned recursively) and function bodies (scanned
         # for inline paths only).
-        pos = start
         skip_until = []  # (from, to) ranges of inline module bodies
         for m in item_re.finditer(text, start, end):
             if any(a <= m.start() < b for a, b in skip_until):
