@@ -73,9 +73,9 @@ impl State {
             neighbend[j].push(2 * k);
         }
         let mut blossombase: Vec<usize> = (0..n).collect();
-        blossombase.extend(std::iter::repeat(NONE).take(n));
+        blossombase.extend(std::iter::repeat_n(NONE, n));
         let mut dualvar = vec![maxweight; n];
-        dualvar.extend(std::iter::repeat(0).take(n));
+        dualvar.extend(std::iter::repeat_n(0, n));
         State {
             n,
             edges,

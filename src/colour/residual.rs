@@ -67,7 +67,7 @@ pub fn round_and_repair(
         if fits {
             return Some(all);
         }
-        if best.as_ref().map_or(true, |b| ticks(&all) < ticks(b)) {
+        if best.as_ref().is_none_or(|b| ticks(&all) < ticks(b)) {
             best = Some(all);
         }
         if r.kept.is_empty() {

@@ -188,7 +188,7 @@ pub fn parse_demands_csv(bytes: &[u8], limits: &Limits) -> Result<Vec<DemandRow>
         // which owns every error message.
         // (Only while the columns are the first three: a header may name
         // them in other places, and such rows go the general way.)
-        let fast = positions.map_or(true, |p| p.iter().all(|&i| i < 3));
+        let fast = positions.is_none_or(|p| p.iter().all(|&i| i < 3));
         if let Some(cells) = plain_row(raw_line.as_bytes()).filter(|_| fast) {
             seen_first = true;
             row_limit(rows.len(), limits, line)?;

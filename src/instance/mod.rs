@@ -225,7 +225,7 @@ impl Instance {
             match &mut unsorted {
                 None if merged
                     .last()
-                    .map_or(true, |last| (last.src, last.dst) < (d.src, d.dst)) =>
+                    .is_none_or(|last| (last.src, last.dst) < (d.src, d.dst)) =>
                 {
                     merged.push(d);
                     bws.push(dbw);

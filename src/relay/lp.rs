@@ -147,11 +147,14 @@ fn solve_node(tt: TwoTier, loads: &Loads, a: u32) -> Result<(f64, Vec<f64>), Rel
         let inn = loads.inter_in[gpu(i)] as f64;
         pb.add_row(inn..=inn, (0..g).map(|k| (gg[k][i], 1.0)));
     }
+    // NIC k out: the column k of f; NIC k in: the row k of gg.
+    let f_ref = &f;
+    let column = |k: usize| (0..g).map(move |i| (f_ref[i][k], 1.0));
     for k in 0..g {
-        pb.add_row(..=0.0, (0..g).map(|i| (f[i][k], 1.0)).chain([(t, -1.0)]));
+        pb.add_row(..=0.0, column(k).chain([(t, -1.0)]));
     }
-    for k in 0..g {
-        pb.add_row(..=0.0, (0..g).map(|j| (gg[k][j], 1.0)).chain([(t, -1.0)]));
+    for row in &gg {
+        pb.add_row(..=0.0, row.iter().map(|&c| (c, 1.0)).chain([(t, -1.0)]));
     }
     for x in 0..g {
         let terms = (0..g)

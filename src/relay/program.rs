@@ -107,7 +107,8 @@ pub fn relay_program(inst: &Instance, s: &RelaySchedule) -> Result<RelayProgram,
     }
     let mut stage_bytes = vec![0u64; n];
     // (tick, kind, peer, position) keys and ops per rank.
-    let mut ops: Vec<Vec<((u64, OpKind, u32, usize), RelayOp)>> = vec![Vec::new(); n];
+    type OpKey = (u64, OpKind, u32, usize);
+    let mut ops: Vec<Vec<(OpKey, RelayOp)>> = vec![Vec::new(); n];
     let chunks = s.runs.iter().flat_map(|r| {
         r.chunks()
             .map(move |(chunk, hops, len)| (r.demand as usize, chunk, hops, len))

@@ -53,7 +53,7 @@ pub fn group_ticks(rounds: &[(u64, Vec<u32>)], q: u64) -> Vec<(u64, Vec<u32>)> {
 fn repeated(ids: &[u32], k: u64) -> Vec<u32> {
     let mut v = Vec::with_capacity(ids.len() * k as usize);
     for &id in ids {
-        v.extend(std::iter::repeat(id).take(k as usize));
+        v.extend(std::iter::repeat_n(id, k as usize));
     }
     v
 }

@@ -457,7 +457,7 @@ impl PoolMapper {
                     if pool.left >= c * step {
                         let d = pool.demands[pool.part as usize];
                         pool.left -= c * step;
-                        demands.extend(std::iter::repeat(d).take(c as usize));
+                        demands.extend(std::iter::repeat_n(d, c as usize));
                     } else {
                         // step == 1: the tick crosses into the next demand.
                         demands.extend((0..c).filter_map(|_| pool.take_one()));

@@ -511,7 +511,7 @@ fn strict1_exact_ports(
         .map(|(repeat, t)| {
             let pools = t
                 .iter()
-                .flat_map(|&(e, k)| std::iter::repeat(e).take(k as usize))
+                .flat_map(|&(e, k)| std::iter::repeat_n(e, k as usize))
                 .collect();
             (pools, *repeat)
         })

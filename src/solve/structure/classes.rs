@@ -113,10 +113,7 @@ pub(crate) fn components(inst: &Instance) -> Vec<Component> {
     }
     let mut index = vec![u32::MAX; n];
     let mut comps: Vec<Component> = Vec::new();
-    for v in 0..n {
-        if !used[v] {
-            continue;
-        }
+    for v in (0..n).filter(|&v| used[v]) {
         let root = find(&mut parent, v as u32) as usize;
         if index[root] == u32::MAX {
             index[root] = comps.len() as u32;
