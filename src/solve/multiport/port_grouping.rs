@@ -107,7 +107,7 @@ mod tests {
     fn ticks(rounds: &[(u64, Vec<u32>)]) -> Vec<Vec<u32>> {
         rounds
             .iter()
-            .flat_map(|(r, ids)| std::iter::repeat(ids.clone()).take(*r as usize))
+            .flat_map(|(r, ids)| std::iter::repeat_n(ids.clone(), *r as usize))
             .collect()
     }
 

@@ -480,7 +480,7 @@ mod tests {
     fn ticks(s: &Schedule) -> Vec<Vec<u32>> {
         s.rounds
             .iter()
-            .flat_map(|r| std::iter::repeat(r.demands.clone()).take(r.repeat as usize))
+            .flat_map(|r| std::iter::repeat_n(r.demands.clone(), r.repeat as usize))
             .collect()
     }
 
@@ -505,7 +505,7 @@ mod tests {
             for (p, l) in left.iter_mut().enumerate() {
                 let draws = rng.below(3).min(*l / repeat);
                 *l -= draws * repeat;
-                ids.extend(std::iter::repeat(p as u32).take(draws as usize));
+                ids.extend(std::iter::repeat_n(p as u32, draws as usize));
             }
             if ids.is_empty() {
                 // Whatever is left, one chunk a tick.
@@ -534,7 +534,7 @@ mod tests {
             let general = mapper().map(&rounds);
             let one_tick: Vec<(u64, Vec<u32>)> = rounds
                 .iter()
-                .flat_map(|(r, ids)| std::iter::repeat((1, ids.clone())).take(*r as usize))
+                .flat_map(|(r, ids)| std::iter::repeat_n((1, ids.clone()), *r as usize))
                 .collect();
             let single = mapper().map(&one_tick);
             assert_eq!(ticks(&general), ticks(&single), "seed {seed}");
