@@ -76,7 +76,18 @@ fi
   python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
   echo "TICKOPT_NVRTC=${TICKOPT_NVRTC:-<not found by the script>}"
   uname -srm; nproc
+  ldd --version 2>&1 | head -1
+  echo "== ldd $BIN/tickopt"; ldd "$BIN/tickopt"
 } > "$OUT/machine.txt" 2>&1
+
+# Binaries built on another machine's image may not start here (its C and
+# C++ libraries older than the ones they were linked against): say so at
+# once rather than after every test has timed out.
+if ! "$BIN/tickopt" --version >> "$OUT/machine.txt" 2>&1; then
+  log "$BIN/tickopt does not start on this machine (machine.txt: ldd and the error); built against GLIBC $(objdump -T "$BIN/tickopt" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1), GLIBCXX $(objdump -T "$BIN/tickopt" 2>/dev/null | grep -o 'GLIBCXX_[0-9.]*' | sort -uV | tail -1)"
+  tail -5 "$OUT/machine.txt"
+  exit 2
+fi
 
 log "tests"
 : > "$OUT/tests.txt"
