@@ -234,6 +234,9 @@ fn at_rho_1_a_hot_gpus_nvlink_port_idles_less_once_its_hops_are_placed_again() {
             sol.ticks
         );
         validate_relay(&inst, tt, &sol.schedule).unwrap();
+        // The runs cut where chunks were moved apart still make a program
+        // (what the torch runner and `export` run).
+        relay_program(&inst, &sol.schedule).unwrap();
     }
 }
 
