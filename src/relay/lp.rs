@@ -148,8 +148,7 @@ fn solve_node(tt: TwoTier, loads: &Loads, a: u32) -> Result<(f64, Vec<f64>), Rel
         pb.add_row(inn..=inn, (0..g).map(|k| (gg[k][i], 1.0)));
     }
     // NIC k out: the column k of f; NIC k in: the row k of gg.
-    let f_ref = &f;
-    let column = |k: usize| (0..g).map(move |i| (f_ref[i][k], 1.0));
+    let column = |k: usize| f.iter().map(move |row| (row[k], 1.0));
     for k in 0..g {
         pb.add_row(..=0.0, column(k).chain([(t, -1.0)]));
     }

@@ -15,8 +15,9 @@
 //! (`align::by_rails`) and the tight GPUs' intra-node chunks go first,
 //! tick by tick. A plan still outside 2% + 2 ticks of its bound has its
 //! last hops and intra-node chunks placed again (`repack`), the shorter
-//! kept. The plan is validated by `super::check` before it is returned. `direct` writes the best direct plan the same way, for
-//! where relays do not pay.
+//! kept. The plan is validated by `super::check` before it is returned.
+//! `direct` writes the best direct plan the same way, for where relays
+//! do not pay.
 
 mod align;
 mod colour;
@@ -106,7 +107,9 @@ pub(crate) fn build_schedule(
     };
     let length = |span: Option<(i64, i64)>| span.map_or(0, |(lo, hi)| (hi - lo + 1) as u64);
     let (mut runs, mut span, mut nic_ticks) = place(peel)?;
-    if peel && length(span) > bound + (bound / 50).max(2) {
+    // The target: within 2% + 2 ticks of the bound.
+    let target = bound + (bound / 50).max(2);
+    if peel && length(span) > target {
         let again = place(false)?;
         if length(again.1) < length(span) {
             (runs, span, nic_ticks) = again;
@@ -131,7 +134,7 @@ pub(crate) fn build_schedule(
     let mut schedule = RelaySchedule { ticks, runs };
     // Outside the target, the last hops and intra-node chunks placed
     // again (`repack`), the shorter plan kept.
-    if ticks > bound + (bound / 50).max(2) {
+    if ticks > target {
         if let Some(again) = repack::repack(inst, tt, &schedule) {
             if again.ticks < schedule.ticks {
                 schedule = again;

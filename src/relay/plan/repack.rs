@@ -49,9 +49,8 @@ pub(super) fn repack(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Option<
         .runs
         .iter()
         .filter_map(|r| {
-            let hops = r.hops();
-            let k = hops.iter().position(|h| tt.node(h.from) != tt.node(h.to))?;
-            Some(hops[k].tick + r.count - 1 + (k + 1 < hops.len()) as u64)
+            let k = nic_hop(tt, r)?;
+            Some(r.hops()[k].tick + r.count - 1 + (k + 1 < r.hops().len()) as u64)
         })
         .max();
     if nic_end.is_some_and(|e| e + 1 >= s.ticks) {
@@ -70,7 +69,7 @@ pub(super) fn repack(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Option<
     let mut ends = vec![0u64; nodes];
     for (ri, r) in s.runs.iter().enumerate() {
         let hops = r.hops();
-        let nic = hops.iter().position(|h| tt.node(h.from) != tt.node(h.to));
+        let nic = nic_hop(tt, r);
         for (x, h) in hops.iter().enumerate() {
             let node = tt.node(h.from);
             if node != tt.node(h.to) {
@@ -134,6 +133,13 @@ pub(super) fn repack(inst: &Instance, tt: TwoTier, s: &RelaySchedule) -> Option<
         end = end.max(last);
     }
     Some(rebuild(s, tt, &again, &offset, &moved))
+}
+
+/// Which of a run's hops crosses nodes (its NIC hop), if one does.
+fn nic_hop(tt: TwoTier, r: &RelayRun) -> Option<usize> {
+    r.hops()
+        .iter()
+        .position(|h| tt.node(h.from) != tt.node(h.to))
 }
 
 /// One node's movable hops placed tick by tick from tick 0 (module docs),
@@ -233,7 +239,7 @@ fn rebuild(
     // where it has none, in a node placed again.
     let moves = |r: &RelayRun| -> [bool; 3] {
         let hops = r.hops();
-        let nic = hops.iter().position(|h| tt.node(h.from) != tt.node(h.to));
+        let nic = nic_hop(tt, r);
         std::array::from_fn(|x| {
             x < hops.len() && nic.is_none_or(|k| x > k) && again[tt.node(hops[x].from) as usize]
         })
